@@ -1,0 +1,3 @@
+//! The integration tests of purko-guard, as one binary.
+
+mod corpus;
