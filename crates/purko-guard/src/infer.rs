@@ -206,6 +206,9 @@ fn read_name(name: &str, signals: &mut Signals) {
         let counts = if hit.entry.kind == Kind::Read {
             first_noun_prone = false;
             true
+        } else if hit.entry.noun_prone && hit.entry.form == Form::Third {
+            // "orders", "posts", "logs": a plural in a name is a thing.
+            false
         } else if hit.entry.noun_prone {
             // "create_or_update": a noun-prone word joined to a verb is a verb too.
             let coordinated = at.checked_sub(2).is_some_and(|before| {
@@ -264,7 +267,8 @@ fn unknown_first_action(words: &[String], hits: &[(usize, Hit<'_>)], signals: &m
 /// Words that open a part of a sentence about something else than what this tool does:
 /// "to resend one, use `enviar_boleto`", "if you want to edit, call `edit_file`".
 const ASIDES: &[&str] = &[
-    "to", "para", "pra", "if", "se", "when", "quando", "for", "instead", "caso",
+    "to", "para", "pra", "if", "se", "when", "quando", "for", "instead", "caso", "call", "use",
+    "see", "try", "prefer", "chame", "veja", "prefira",
 ];
 
 /// A write or send signal of the description waiting for the end of its part of a sentence.
@@ -295,6 +299,10 @@ struct Reader<'s> {
     part: Vec<Pending>,
     part_names: Option<String>,
     part_aside: Option<bool>,
+    /// The word being read opens its part.
+    first_word: bool,
+    /// Some word of this part stood as a verb: "Get the file and modify it".
+    part_had_verb: bool,
 }
 
 fn read_description(description: &str, name: &str, signals: &mut Signals) {
@@ -312,6 +320,8 @@ fn read_description(description: &str, name: &str, signals: &mut Signals) {
         part: Vec::new(),
         part_names: None,
         part_aside: None,
+        first_word: true,
+        part_had_verb: false,
     };
     let mut pieces = split_prose(description).peekable();
     while let Some(piece) = pieces.next() {
@@ -381,6 +391,7 @@ impl Reader<'_> {
         self.prev_verb = false;
         self.prev2_verb = false;
         self.negation = None;
+        self.part_had_verb = false;
     }
 
     fn step(&mut self, folded: &str, stood_as_verb: bool) {
@@ -391,6 +402,7 @@ impl Reader<'_> {
     }
 
     fn opens_part(&mut self, folded: &str) {
+        self.first_word = self.part_aside.is_none();
         if self.part_aside.is_none() {
             self.part_aside = Some(is_in(ASIDES, folded));
         }
@@ -474,6 +486,7 @@ impl Reader<'_> {
             self.lead_open = false;
         }
         if entry.kind == Kind::Read {
+            self.part_had_verb |= leads;
             // Reading words count only as the main verb: "Returns ..." leading the description.
             if leads && self.negation.is_none() {
                 self.signals
@@ -488,7 +501,8 @@ impl Reader<'_> {
             .negation
             .as_ref()
             .map(|(word, _)| format!("under negation '{word}'"));
-        let first_in_part = self.part.is_empty();
+        let first_in_part = self.first_word;
+        self.part_had_verb = true;
         self.part.push(Pending {
             kind: entry.kind,
             text: text.to_owned(),
@@ -520,7 +534,9 @@ impl Reader<'_> {
             Form::Gerund => !after(NOUN_MARKERS),
             _ if entry.noun_prone => verb_position,
             // An English bare form mid-clause is a noun: "password reset", "purchase order".
-            Form::Plain if entry.english => verb_position,
+            Form::Plain if entry.english => {
+                verb_position || (after(CONJUNCTIONS) && self.part_had_verb)
+            }
             Form::Plain => !after(NOUN_MARKERS),
             Form::Third => true,
         }

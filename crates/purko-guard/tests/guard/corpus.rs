@@ -1,7 +1,10 @@
 //! Classification accuracy on a labelled corpus of real tool definitions (tests/data/README.md
 //! says where they come from). The bar: no tool that writes or sends out is ever classified
 //! read; `sends_out` recall at least 0.95; reads classified read at least 0.85.
-#![allow(clippy::cast_precision_loss, reason = "counts of a few hundred tools are exact in f64")]
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "counts of a few hundred tools are exact in f64"
+)]
 
 use std::collections::BTreeMap;
 
