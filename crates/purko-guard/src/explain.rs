@@ -25,14 +25,14 @@ pub fn explain(e: &Evaluation) -> String {
     match (e.kind, e.kind_source, &e.kind_reason) {
         (Some(kind), Some(source), Some(reason)) => {
             let from = match source {
-                KindSource::You => "tool_kinds.yaml, an entry a person wrote",
-                KindSource::Assistant => "tool_kinds.yaml, an entry an assistant proposed",
-                KindSource::Catalogue => "the catalogue's own marks",
-                KindSource::Annotation => "inference, decided by an MCP annotation",
-                KindSource::Inferred => "inference",
-                KindSource::Unsure => "nothing could tell",
+                KindSource::You => "from tool_kinds.yaml, written by a person",
+                KindSource::Assistant => "from tool_kinds.yaml, proposed by an assistant",
+                KindSource::Catalogue => "from the catalogue's own marks",
+                KindSource::Annotation => "inferred, with an MCP annotation deciding",
+                KindSource::Inferred => "inferred from the tool's definition",
+                KindSource::Unsure => "unsure: nothing could tell, so a write",
             };
-            let _ = writeln!(out, "  kind        {kind} ({source}: {from})");
+            let _ = writeln!(out, "  kind        {kind}, {from} (source: {source})");
             let _ = writeln!(out, "              {reason}");
             for s in &e.kind_signals {
                 match &s.ignored {

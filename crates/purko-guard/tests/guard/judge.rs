@@ -319,7 +319,7 @@ fn a_kinds_file_entry_decides_and_is_explained() {
     );
     let text = explain(&e);
     assert!(
-        text.contains("kind        write (you: tool_kinds.yaml, an entry a person wrote)"),
+        text.contains("kind        write, from tool_kinds.yaml, written by a person (source: you)"),
         "{text}"
     );
     assert!(text.contains("it also locks the repo"), "{text}");
