@@ -14,7 +14,7 @@ use crate::lexicon::{
     self, AUXILIARIES, Entry, Form, LEAD_INS, NEGATION_STOPS, NEGATIONS, NOUN_MARKERS, PHRASES,
     VERB_MARKERS, is_in,
 };
-use crate::words::{Piece, split_identifier, split_prose, squeeze};
+use crate::words::{Piece, short, split_identifier, split_prose, squeeze};
 
 /// The most signals kept as evidence for one tool; a long description repeats itself.
 const MAX_SIGNALS: usize = 40;
@@ -421,7 +421,8 @@ impl Reader<'_> {
                         .push(entry.kind, SignalPlace::Description, word, Some(why));
                 }
             }
-            self.part_names.get_or_insert_with(|| text.to_owned());
+            self.part_names
+                .get_or_insert_with(|| short(text).into_owned());
         }
         self.leading = false;
         self.step("it", false);

@@ -23,6 +23,16 @@ pub fn fold(word: &str) -> Cow<'_, str> {
     }
 }
 
+/// Text cut to at most 60 characters for a reason or a message: a description may hold a
+/// megabyte-long "identifier", and evidence must stay one line a person can read.
+pub fn short(text: &str) -> Cow<'_, str> {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &text[..cut])),
+        None => Cow::Borrowed(text),
+    }
+}
+
 /// A name squeezed to its letters and digits, for telling whether prose mentions it:
 /// `create_issue`, `createIssue` and `create-issue` are the same name.
 pub fn squeeze(name: &str) -> String {

@@ -346,6 +346,27 @@ fn a_ten_megabyte_description_is_read_without_trouble() {
 }
 
 #[test]
+fn a_giant_identifier_in_a_description_stays_out_of_the_reason() {
+    let description = format!("Use {}_x to do it.", "update".repeat(2_000_000));
+    let catalogue = Catalogue::new(vec![ToolSpec::new("thing", description)]).unwrap();
+    let g = Guard::new(GuardConfig {
+        catalogue,
+        kinds: None,
+        inference: Inference::On,
+        policy: Policy::default(),
+        autonomy: Autonomy::Supervised,
+    });
+    let c = g.classification("thing").unwrap();
+    assert_eq!((c.kind, c.source), (Kind::Write, KindSource::Unsure));
+    assert!(c.reason.len() < 300, "{} bytes", c.reason.len());
+    assert!(
+        c.signals
+            .iter()
+            .all(|s| s.ignored.as_ref().is_none_or(|w| w.len() < 100))
+    );
+}
+
+#[test]
 fn tools_that_could_never_run_are_left_out_of_lists() {
     let rules = "rules:\n  - effect: deny\n    tools: [send_*]\n";
     let g = guard_with(rules, Autonomy::Supervised, None);
