@@ -44,6 +44,17 @@ fn guard(autonomy: Autonomy) -> Guard {
     guard_with("", autonomy, None)
 }
 
+/// A guard over a single tool, supervised, without a kinds file or rules.
+fn one_tool(tool: ToolSpec) -> Guard {
+    Guard::new(GuardConfig {
+        catalogue: Catalogue::new(vec![tool]).unwrap(),
+        kinds: None,
+        inference: Inference::On,
+        policy: Policy::default(),
+        autonomy: Autonomy::Supervised,
+    })
+}
+
 fn call(name: &str, arguments: Value) -> ToolCall {
     ToolCall::new(name, arguments)
 }
@@ -332,14 +343,7 @@ fn a_kinds_file_entry_decides_and_is_explained() {
 #[test]
 fn a_ten_megabyte_description_is_read_without_trouble() {
     let description = "Get the value. ".repeat(700_000) + "Then delete it.";
-    let catalogue = Catalogue::new(vec![ToolSpec::new("get_value", description)]).unwrap();
-    let g = Guard::new(GuardConfig {
-        catalogue,
-        kinds: None,
-        inference: Inference::On,
-        policy: Policy::default(),
-        autonomy: Autonomy::Supervised,
-    });
+    let g = one_tool(ToolSpec::new("get_value", description));
     let c = g.classification("get_value").unwrap();
     assert_eq!(c.kind, Kind::Write);
     assert!(c.reason.len() < 200, "{}", c.reason);
@@ -348,14 +352,7 @@ fn a_ten_megabyte_description_is_read_without_trouble() {
 #[test]
 fn a_giant_identifier_in_a_description_stays_out_of_the_reason() {
     let description = format!("Use {}_x to do it.", "update".repeat(2_000_000));
-    let catalogue = Catalogue::new(vec![ToolSpec::new("thing", description)]).unwrap();
-    let g = Guard::new(GuardConfig {
-        catalogue,
-        kinds: None,
-        inference: Inference::On,
-        policy: Policy::default(),
-        autonomy: Autonomy::Supervised,
-    });
+    let g = one_tool(ToolSpec::new("thing", description));
     let c = g.classification("thing").unwrap();
     assert_eq!((c.kind, c.source), (Kind::Write, KindSource::Unsure));
     assert!(c.reason.len() < 300, "{} bytes", c.reason.len());
