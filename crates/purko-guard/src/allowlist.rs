@@ -7,10 +7,10 @@
 //! addresses (`a@x.com, b@y.com`) passes only when every one of them does. URLs with
 //! credentials in them never match.
 
-use globset::{GlobBuilder, GlobMatcher};
 use url::Url;
 
 use crate::error::{Error, Result};
+use crate::glob::Glob;
 
 /// One compiled allow-list pattern.
 #[derive(Clone, Debug)]
@@ -24,25 +24,16 @@ enum Shape {
     Anything,
     Url {
         scheme: String,
-        host: GlobMatcher,
+        host: Glob,
         port: Option<u16>,
-        rest: GlobMatcher,
+        rest: Glob,
     },
     Email {
-        local: GlobMatcher,
-        domain: GlobMatcher,
+        local: Glob,
+        domain: Glob,
     },
-    Host(GlobMatcher),
-    Plain(GlobMatcher),
-}
-
-fn glob(pattern: &str, case_insensitive: bool) -> std::result::Result<GlobMatcher, globset::Error> {
-    Ok(GlobBuilder::new(pattern)
-        .case_insensitive(case_insensitive)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .build()?
-        .compile_matcher())
+    Host(Glob),
+    Plain(Glob),
 }
 
 impl DestinationPattern {
@@ -76,9 +67,9 @@ impl DestinationPattern {
             let path = if path.is_empty() { "/" } else { path };
             Shape::Url {
                 scheme: scheme.to_ascii_lowercase(),
-                host: glob(host, true).map_err(|e| bad(e.to_string()))?,
+                host: Glob::new(host, true).map_err(bad)?,
                 port,
-                rest: glob(path, false).map_err(|e| bad(e.to_string()))?,
+                rest: Glob::new(path, false).map_err(bad)?,
             }
         } else if let Some((local, domain)) = trimmed.rsplit_once('@') {
             if local.is_empty() || domain.is_empty() {
@@ -87,13 +78,13 @@ impl DestinationPattern {
                 ));
             }
             Shape::Email {
-                local: glob(local, true).map_err(|e| bad(e.to_string()))?,
-                domain: glob(domain, true).map_err(|e| bad(e.to_string()))?,
+                local: Glob::new(local, true).map_err(bad)?,
+                domain: Glob::new(domain, true).map_err(bad)?,
             }
         } else if trimmed.contains('.') && !trimmed.contains(['/', ' ']) {
-            Shape::Host(glob(trimmed, true).map_err(|e| bad(e.to_string()))?)
+            Shape::Host(Glob::new(trimmed, true).map_err(bad)?)
         } else {
-            Shape::Plain(glob(trimmed, false).map_err(|e| bad(e.to_string()))?)
+            Shape::Plain(Glob::new(trimmed, false).map_err(bad)?)
         };
         Ok(Self {
             text: text.to_owned(),
@@ -120,7 +111,7 @@ impl DestinationPattern {
                 url.scheme() == scheme
                     && url.host_str().is_some_and(|h| host.is_match(h))
                     && port.is_none_or(|p| url.port_or_known_default() == Some(p))
-                    && rest.is_match(path_and_query(url))
+                    && rest.is_match(&path_and_query(url))
             }
             (
                 Shape::Email { local, domain },

@@ -5,8 +5,7 @@
 //! definition feeds inference (a destination makes a tool `sends_out`) and the call-time check
 //! (a destination in a call to a `read` or `write` tool is refused), so the two never disagree.
 
-use std::collections::{HashMap, HashSet};
-
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use crate::words::split_identifier;
@@ -89,25 +88,46 @@ impl Because {
 
 /// Whether an argument name marks a destination; the deciding word if so.
 pub fn destination_name(key: &str) -> Option<String> {
-    let words = split_identifier(key);
-    let first = words.first()?;
-    if SOURCE_HEADS.contains(&first.as_str()) && words.len() > 1 {
+    let is = |list: &[&str], w: &str| list.contains(&w);
+    // Most argument names hold no destination word at all: tell that before splitting.
+    let lower = key.to_ascii_lowercase();
+    let hints = [
+        "to",
+        "cc",
+        "mail",
+        "recipient",
+        "url",
+        "uri",
+        "webhook",
+        "phone",
+        "href",
+        "para",
+        "destinat",
+        "endere",
+        "telefone",
+        "celular",
+        "whatsapp",
+    ];
+    if key.is_ascii() && !hints.iter().any(|h| lower.contains(h)) {
         return None;
     }
-    let last = words.last()?;
+    let words = split_identifier(key);
+    let first = words.first()?.as_ref();
+    let last = words.last()?.as_ref();
     if words.len() == 1 {
-        return DESTINATION_WORDS
-            .contains(&last.as_str())
-            .then(|| last.clone());
+        return is(DESTINATION_WORDS, last).then(|| last.to_owned());
     }
-    if DESTINATION_WORDS.contains(&last.as_str()) && !ONLY_ALONE.contains(&last.as_str()) {
-        return Some(last.clone());
+    if is(SOURCE_HEADS, first) {
+        return None;
     }
-    if DESTINATION_TAILS.contains(&last.as_str()) {
+    if is(DESTINATION_WORDS, last) && !is(ONLY_ALONE, last) {
+        return Some(last.to_owned());
+    }
+    if is(DESTINATION_TAILS, last) {
         return words[..words.len() - 1]
             .iter()
-            .find(|w| DESTINATION_WORDS.contains(&w.as_str()))
-            .cloned();
+            .find(|w| is(DESTINATION_WORDS, w))
+            .map(|w| w.clone().into_owned());
     }
     None
 }
@@ -129,22 +149,29 @@ const ADDRESS_NOUNS: &[&str] = &[
 /// phrase is read, and one that offers a choice ("ID or URL") or a source ("Sender email
 /// address") is not a destination.
 pub fn described_destination(description: &str) -> Option<String> {
-    let lower = description.trim().to_lowercase();
-    let end = lower
+    // The opening phrase is short; reading past it would only cost time.
+    let head = description.trim_start();
+    let head = &head[..head.char_indices().nth(80).map_or(head.len(), |(i, _)| i)];
+    let lower = head.to_lowercase();
+    if !["url", "uri", "mail", "webhook"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return None;
+    }
+    let mut end = lower
         .find(['.', ',', ';', ':', '(', '\n'])
-        .unwrap_or(lower.len())
-        .min(
-            [
-                " to ", " of ", " where ", " that ", " for ", " which ", " do ", " da ", " de ",
-                " que ", " para ",
-            ]
-            .iter()
-            .filter_map(|w| lower.find(w))
-            .min()
-            .unwrap_or(lower.len()),
-        );
+        .unwrap_or(lower.len());
+    for word in [
+        " to ", " of ", " where ", " that ", " for ", " which ", " do ", " da ", " de ", " que ",
+        " para ",
+    ] {
+        if let Some(at) = lower[..end].find(word) {
+            end = at;
+        }
+    }
     let phrase = lower[..end].trim();
-    let phrase = ["the ", "a ", "an ", "o ", "a ", "um ", "uma "]
+    let phrase = ["the ", "a ", "an ", "o ", "um ", "uma "]
         .iter()
         .find_map(|a| phrase.strip_prefix(a))
         .unwrap_or(phrase);
@@ -155,6 +182,14 @@ pub fn described_destination(description: &str) -> Option<String> {
     {
         return None;
     }
+    let starts_with = |lead: &str| {
+        phrase == lead
+            || phrase
+                .strip_prefix(lead)
+                .is_some_and(|r| r.starts_with(' '))
+    };
+    let ends_with =
+        |tail: &str| phrase == tail || phrase.strip_suffix(tail).is_some_and(|r| r.ends_with(' '));
     let starts = [
         "url",
         "uri",
@@ -165,10 +200,8 @@ pub fn described_destination(description: &str) -> Option<String> {
         "endereco de email",
     ]
     .iter()
-    .any(|s| phrase == *s || phrase.starts_with(&format!("{s} ")));
-    let ends = ADDRESS_NOUNS
-        .iter()
-        .any(|n| phrase == *n || phrase.ends_with(&format!(" {n}")));
+    .any(|lead| starts_with(lead));
+    let ends = ADDRESS_NOUNS.iter().any(|tail| ends_with(tail));
     (starts || ends).then(|| phrase.to_owned())
 }
 
@@ -183,8 +216,8 @@ pub struct SchemaDestination {
 /// What a tool's schema says about destinations, ready for checking calls.
 #[derive(Clone, Debug, Default)]
 pub struct DestinationMap {
-    declared: HashSet<String>,
-    destinations: HashMap<String, Because>,
+    declared: FxHashSet<String>,
+    destinations: FxHashMap<String, Because>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -325,71 +358,82 @@ impl<'a> Walk<'a> {
         if depth > MAX_DEPTH {
             return;
         }
-        if let Some(Value::String(reference)) = obj.get("$ref") {
-            self.follow(reference, path, depth);
-        }
-        if !path.is_empty()
-            && let Some(Value::String(format)) = obj.get("format")
-            && DESTINATION_FORMATS.contains(&format.as_str())
-        {
-            self.map
-                .destinations
-                .insert(path.to_owned(), Because::Format(format.clone()));
-        }
-        if let Some(Value::Object(properties)) = obj.get("properties") {
-            for (name, property) in properties {
-                let child = if path.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{path}.{name}")
-                };
-                self.map.declared.insert(child.clone());
-                if let Some(word) = destination_name(name) {
-                    self.map
-                        .destinations
-                        .entry(child.clone())
-                        .or_insert(Because::Name(word));
-                } else if let Some(Value::String(text)) = property.get("description")
-                    && let Some(phrase) = described_destination(text)
+        // One pass over the keys: a schema node has few of them, and most are not ours.
+        let mut items_path: Option<String> = None;
+        let mut items = |path: &str| {
+            items_path
+                .get_or_insert_with(|| format!("{path}[]"))
+                .clone()
+        };
+        for (key, sub) in obj {
+            match (key.as_str(), sub) {
+                ("$ref", Value::String(reference)) => self.follow(reference, path, depth),
+                ("format", Value::String(format))
+                    if !path.is_empty() && DESTINATION_FORMATS.contains(&format.as_str()) =>
                 {
                     self.map
                         .destinations
-                        .entry(child.clone())
-                        .or_insert(Because::Described(phrase));
+                        .insert(path.to_owned(), Because::Format(format.clone()));
                 }
-                self.schema(property, &child, depth + 1);
-            }
-        }
-        let items = format!("{path}[]");
-        for key in ["items", "additionalItems", "contains"] {
-            if let Some(sub) = obj.get(key) {
-                self.schema(sub, &items, depth + 1);
-            }
-        }
-        if let Some(Value::Array(prefix)) = obj.get("prefixItems") {
-            for sub in prefix {
-                self.schema(sub, &items, depth + 1);
-            }
-        }
-        for key in ["anyOf", "oneOf", "allOf"] {
-            if let Some(Value::Array(subs)) = obj.get(key) {
-                for sub in subs {
-                    self.schema(sub, path, depth + 1);
+                ("properties", Value::Object(properties)) => {
+                    self.properties(properties, path, depth);
                 }
+                ("items" | "additionalItems" | "contains", _) => {
+                    self.schema(sub, &items(path), depth + 1);
+                }
+                ("prefixItems", Value::Array(subs)) => {
+                    let items = items(path);
+                    for sub in subs {
+                        self.schema(sub, &items, depth + 1);
+                    }
+                }
+                ("anyOf" | "oneOf" | "allOf", Value::Array(subs)) => {
+                    for sub in subs {
+                        self.schema(sub, path, depth + 1);
+                    }
+                }
+                ("if" | "then" | "else", _) => self.schema(sub, path, depth + 1),
+                ("additionalProperties", Value::Object(_)) => {
+                    self.schema(sub, &format!("{path}.*"), depth + 1);
+                }
+                ("patternProperties", Value::Object(patterns)) => {
+                    let any = format!("{path}.*");
+                    for sub in patterns.values() {
+                        self.schema(sub, &any, depth + 1);
+                    }
+                }
+                _ => {}
             }
         }
-        for key in ["then", "else", "if"] {
-            if let Some(sub) = obj.get(key) {
-                self.schema(sub, path, depth + 1);
+    }
+
+    fn properties(
+        &mut self,
+        properties: &'a serde_json::Map<String, Value>,
+        path: &str,
+        depth: usize,
+    ) {
+        for (name, property) in properties {
+            let child = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
+            if let Some(word) = destination_name(name) {
+                self.map
+                    .destinations
+                    .entry(child.clone())
+                    .or_insert(Because::Name(word));
+            } else if let Some(Value::String(text)) = property.get("description")
+                && let Some(phrase) = described_destination(text)
+            {
+                self.map
+                    .destinations
+                    .entry(child.clone())
+                    .or_insert(Because::Described(phrase));
             }
-        }
-        if let Some(extra @ Value::Object(_)) = obj.get("additionalProperties") {
-            self.schema(extra, &format!("{path}.*"), depth + 1);
-        }
-        if let Some(Value::Object(patterns)) = obj.get("patternProperties") {
-            for sub in patterns.values() {
-                self.schema(sub, &format!("{path}.*"), depth + 1);
-            }
+            self.schema(property, &child, depth + 1);
+            self.map.declared.insert(child);
         }
     }
 
@@ -530,6 +574,7 @@ mod tests {
 
     #[test]
     fn calls_are_searched_by_name_format_and_undeclared_keys() {
+        // Arguments are read in key order.
         let schema = json!({"type": "object", "properties": {
             "site": {"type": "string", "format": "uri"},
             "note": {"type": "string"}
@@ -545,14 +590,14 @@ mod tests {
             found,
             vec![
                 Found {
-                    argument: "site".into(),
-                    value: "https://example.com".into(),
-                    because: Because::Format("uri".into())
-                },
-                Found {
                     argument: "extra.cc[0]".into(),
                     value: "a@example.com".into(),
                     because: Because::Name("cc".into())
+                },
+                Found {
+                    argument: "site".into(),
+                    value: "https://example.com".into(),
+                    because: Because::Format("uri".into())
                 },
             ]
         );

@@ -7,6 +7,8 @@
 //! inside another tool's name ("call `update_issue` afterwards") is kept as evidence but does
 //! not count; a destination argument always counts.
 
+use std::borrow::Cow;
+
 use purko_protocol::{Classification, Kind, KindSource, Signal, SignalPlace, ToolSpec};
 
 use crate::destination::{Because, DestinationMap};
@@ -163,7 +165,7 @@ fn read_name(name: &str, signals: &mut Signals) {
     let mut hits: Vec<(usize, Hit<'_>)> = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        if let Some(found) = phrase(&words[i], words.get(i + 1).map(String::as_str)) {
+        if let Some(found) = phrase(&words[i], words.get(i + 1).map(AsRef::as_ref)) {
             if let Phrase::Verb(kind) = found {
                 let entry = Entry {
                     kind,
@@ -248,7 +250,7 @@ fn read_name(name: &str, signals: &mut Signals) {
 
 /// `reboot_and_get_status`: the reading verb is only part of it, and the first action is a word
 /// inference does not know. That unknown action counts as a write.
-fn unknown_first_action(words: &[String], hits: &[(usize, Hit<'_>)], signals: &mut Signals) {
+fn unknown_first_action(words: &[Cow<'_, str>], hits: &[(usize, Hit<'_>)], signals: &mut Signals) {
     let Some(conjunction) = words.iter().position(|w| is_in(CONJUNCTIONS, w)) else {
         return;
     };
@@ -284,9 +286,10 @@ struct Pending {
 struct Reader<'s> {
     own_name: String,
     signals: &'s mut Signals,
-    /// The last two words of this clause, and whether each stood as a verb.
-    prev: Option<String>,
-    prev2: Option<String>,
+    /// The last two words of this clause (empty at its start), and whether each stood as a
+    /// verb. The buffers are reused from word to word.
+    prev: String,
+    prev2: String,
     prev_verb: bool,
     prev2_verb: bool,
     negation: Option<(String, u8)>,
@@ -309,8 +312,8 @@ fn read_description(description: &str, name: &str, signals: &mut Signals) {
     let mut reader = Reader {
         own_name: squeeze(name),
         signals,
-        prev: None,
-        prev2: None,
+        prev: String::new(),
+        prev2: String::new(),
         prev_verb: false,
         prev2_verb: false,
         negation: None,
@@ -386,8 +389,8 @@ impl Reader<'_> {
                 ignored,
             );
         }
-        self.prev = None;
-        self.prev2 = None;
+        self.prev.clear();
+        self.prev2.clear();
         self.prev_verb = false;
         self.prev2_verb = false;
         self.negation = None;
@@ -395,9 +398,10 @@ impl Reader<'_> {
     }
 
     fn step(&mut self, folded: &str, stood_as_verb: bool) {
-        self.prev2 = self.prev.take();
+        std::mem::swap(&mut self.prev, &mut self.prev2);
+        self.prev.clear();
+        self.prev.push_str(folded);
         self.prev2_verb = self.prev_verb;
-        self.prev = Some(folded.to_owned());
         self.prev_verb = stood_as_verb;
     }
 
@@ -417,8 +421,12 @@ impl Reader<'_> {
                     && entry.form != Form::Participle
                 {
                     let why = format!("names another tool '{text}'");
-                    self.signals
-                        .push(entry.kind, SignalPlace::Description, word, Some(why));
+                    self.signals.push(
+                        entry.kind,
+                        SignalPlace::Description,
+                        word.into_owned(),
+                        Some(why),
+                    );
                 }
             }
             self.part_names
@@ -514,7 +522,8 @@ impl Reader<'_> {
     }
 
     fn stands_as_verb(&self, entry: Entry) -> bool {
-        let prev = self.prev.as_deref();
+        let prev = Some(self.prev.as_str()).filter(|p| !p.is_empty());
+        let prev2 = Some(self.prev2.as_str()).filter(|p| !p.is_empty());
         let after = |list: &[&str]| prev.is_some_and(|p| is_in(list, p));
         // "create or update": joined by a conjunction to a word that stood as a verb.
         let coordinated = after(CONJUNCTIONS) && self.prev2_verb;
@@ -529,8 +538,8 @@ impl Reader<'_> {
                     p.is_some_and(|p| matches!(p, "that" | "which" | "who" | "que"))
                 };
                 let adverb = prev.is_some_and(|p| p.ends_with("ly") || p.ends_with("mente"));
-                (after(AUXILIARIES) && !relative(self.prev2.as_deref()))
-                    || (adverb && self.prev2.as_deref().is_some_and(|p| is_in(AUXILIARIES, p)))
+                (after(AUXILIARIES) && !relative(prev2))
+                    || (adverb && prev2.is_some_and(|p| is_in(AUXILIARIES, p)))
             }
             Form::Gerund => !after(NOUN_MARKERS),
             _ if entry.noun_prone => verb_position,

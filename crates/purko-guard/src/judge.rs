@@ -17,7 +17,8 @@ use serde_json::Value;
 use crate::catalogue::Catalogue;
 use crate::classify::{Inference, classify};
 use crate::destination::DestinationMap;
-use crate::kinds_file::{KindEntry, KindsFile};
+use crate::draft::Draft;
+use crate::kinds_file::KindsFile;
 use crate::policy::Policy;
 use crate::validate::Schema;
 
@@ -151,28 +152,11 @@ impl Guard {
     /// A `tool_kinds.yaml` for every tool: the file's own entries as they are, every other tool
     /// as classified, uncertain ones first.
     pub fn draft(&self) -> KindsFile {
-        let mut file = self.kinds.clone().map_or_else(
-            || KindsFile::new(self.inference.is_on()),
-            |mut f| {
-                f.infer = self.inference.is_on();
-                f
-            },
-        );
+        let mut draft = Draft::new(self.kinds.clone(), self.inference);
         for (tool, entry) in self.catalogue.tools().iter().zip(&self.entries) {
-            if !file.tools.contains_key(&tool.name) {
-                let c = &entry.classification;
-                file.tools.insert(
-                    tool.name.clone(),
-                    KindEntry {
-                        kind: c.kind,
-                        source: c.source,
-                        reason: c.reason.clone(),
-                    },
-                );
-            }
+            draft.add_classified(&tool.name, &entry.classification);
         }
-        file.sort_for_review();
-        file
+        draft.finish()
     }
 
     /// Whether some call of the tool could run: the tool lists an agent sees leave out the ones

@@ -241,9 +241,21 @@ impl KindsFile {
         out
     }
 
-    /// The JSON form: `{"infer": true, "tools": {"<name>": {"kind", "source", "reason"}}}`.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "infer": self.infer, "tools": self.tools })
+    /// The JSON form, in the file's order: `{"infer": true, "tools": {"<name>": {"kind",
+    /// "source", "reason"}}}`.
+    pub fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct View<'a> {
+            infer: bool,
+            tools: &'a IndexMap<String, KindEntry>,
+        }
+        let mut text = serde_json::to_string_pretty(&View {
+            infer: self.infer,
+            tools: &self.tools,
+        })
+        .unwrap_or_default();
+        text.push('\n');
+        text
     }
 }
 
@@ -433,7 +445,7 @@ mod tests {
         file.tools
             .insert("a".into(), entry(Kind::Read, KindSource::You, "r"));
         assert_eq!(
-            file.to_json(),
+            serde_json::from_str::<serde_json::Value>(&file.to_json()).unwrap(),
             serde_json::json!({"infer": true, "tools": {"a": {"kind": "read", "source": "you", "reason": "r"}}})
         );
     }

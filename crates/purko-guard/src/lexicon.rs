@@ -7,10 +7,10 @@
 //! Every list errs towards more writing and sending words: a missing write word could let a
 //! write pass as a read, a missing read word only costs a question.
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use purko_protocol::Kind;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The grammatical form a word was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -353,7 +353,7 @@ pub fn is_in(list: &[&str], word: &str) -> bool {
 }
 
 fn build() -> HashMap<String, Entry> {
-    let mut map = HashMap::with_capacity(8192);
+    let mut map = HashMap::with_capacity_and_hasher(8192, rustc_hash::FxBuildHasher);
     // Later lists win over earlier ones for a form they share: send over write over read,
     // so that a shared form always reads as the stricter kind.
     for (lemmas, kind) in [

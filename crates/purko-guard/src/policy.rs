@@ -9,7 +9,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use globset::{GlobBuilder, GlobMatcher};
 use purko_protocol::{Autonomy, Effect, Kind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -17,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::allowlist::{AllowList, DestinationPattern};
 use crate::error::{Error, Location, Result};
+use crate::glob::Glob;
 use crate::kinds_file::hex;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ pub struct Rule {
     /// Position in the list, from 1.
     pub number: usize,
     pub effect: Effect,
-    tools: Vec<(String, GlobMatcher)>,
+    tools: Vec<Glob>,
     kinds: Vec<Kind>,
     args: Vec<ArgGlob>,
     pub reason: Option<String>,
@@ -67,7 +67,7 @@ pub struct Rule {
 struct ArgGlob {
     path: String,
     segments: Vec<String>,
-    glob: GlobMatcher,
+    glob: Glob,
 }
 
 impl Rule {
@@ -78,8 +78,8 @@ impl Rule {
         }
         self.tools
             .iter()
-            .find(|(_, g)| g.is_match(name))
-            .map(|(p, _)| p.as_str())
+            .find(|g| g.is_match(name))
+            .map(Glob::as_str)
     }
 
     pub fn applies_to_kind(&self, kind: Kind) -> bool {
@@ -92,30 +92,38 @@ impl Rule {
 
     /// The argument values the rule matched, or `None` when the arguments do not match.
     pub fn match_args(&self, arguments: &Value) -> Option<BTreeMap<String, String>> {
-        let mut matched = BTreeMap::new();
+        // Most rules do not match: decide without allocating, then record what matched.
+        let every_item = self.effect == Effect::Allow;
+        let mut found = Vec::with_capacity(self.args.len());
         for arg in &self.args {
             let value = arg
                 .segments
                 .iter()
                 .try_fold(arguments, |v, key| v.get(key.as_str()))?;
-            let texts: Vec<String> = match value {
-                Value::Array(items) if !items.is_empty() => items.iter().map(text_of).collect(),
-                Value::Array(_) | Value::Null => return None,
-                other => vec![text_of(other)],
-            };
-            let hit = |t: &String| arg.glob.is_match(t.as_str());
-            let ok = if self.effect == Effect::Allow {
-                texts.iter().all(hit)
-            } else {
-                texts.iter().any(hit)
-            };
-            if !ok {
-                return None;
-            }
-            let shown = texts.iter().find(|t| hit(t)).cloned().unwrap_or_default();
-            matched.insert(arg.path.clone(), shown);
+            found.push((arg, matching_item(&arg.glob, value, every_item)?));
         }
-        Some(matched)
+        Some(
+            found
+                .into_iter()
+                .map(|(arg, value)| (arg.path.clone(), text_of(value)))
+                .collect(),
+        )
+    }
+}
+
+/// The value (or list item) that matches, when the argument matches: any item of a list for
+/// `deny` and `ask`, every item for `allow`.
+fn matching_item<'v>(glob: &Glob, value: &'v Value, every_item: bool) -> Option<&'v Value> {
+    let scalar = |v: &Value| match v {
+        Value::String(s) => glob.is_match(s),
+        Value::Null => false,
+        other => glob.is_match(&other.to_string()),
+    };
+    match value {
+        Value::Array(items) if items.is_empty() => None,
+        Value::Array(items) if every_item => items.iter().all(scalar).then(|| &items[0]),
+        Value::Array(items) => items.iter().find(|v| scalar(v)),
+        other => scalar(other).then_some(other),
     }
 }
 
@@ -124,15 +132,6 @@ fn text_of(value: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-fn compile_glob(pattern: &str) -> std::result::Result<GlobMatcher, String> {
-    GlobBuilder::new(pattern)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| e.to_string())
 }
 
 /// Rules and the destination allow list, compiled.
@@ -157,13 +156,13 @@ impl Policy {
             let number = i + 1;
             let mut tools = Vec::with_capacity(rule.tools.len());
             for pattern in &rule.tools {
-                let glob = compile_glob(pattern).map_err(|e| {
+                let glob = Glob::new(pattern, false).map_err(|e| {
                     bad(
                         format!("rule {number}: the tool glob '{pattern}' does not compile: {e}"),
                         "write tool globs such as create_* or github/*",
                     )
                 })?;
-                tools.push((pattern.clone(), glob));
+                tools.push(glob);
             }
             let mut args = Vec::with_capacity(rule.args.len());
             for (arg_path, pattern) in &rule.args {
@@ -173,7 +172,7 @@ impl Policy {
                         "name arguments as repo or metadata.namespace",
                     ));
                 }
-                let glob = compile_glob(pattern).map_err(|e| {
+                let glob = Glob::new(pattern, false).map_err(|e| {
                     bad(format!("rule {number}: the glob '{pattern}' for argument '{arg_path}' does not compile: {e}"), "write argument globs such as myorg/* or production")
                 })?;
                 args.push(ArgGlob {
@@ -253,6 +252,15 @@ impl Policy {
     /// Hex SHA-256 of the effective rules, destinations and autonomy. Rule order does not
     /// change a decision, so it does not change the digest either.
     pub fn digest(&self, autonomy: Autonomy) -> String {
+        // A struct, not a JSON map, so the field order (and with it the digest) never depends on
+        // how serde_json orders map keys.
+        #[derive(Serialize)]
+        struct Canonical {
+            autonomy: Autonomy,
+            rules: Vec<String>,
+            destinations: Vec<String>,
+        }
+
         let mut rules: Vec<String> = self
             .raw
             .rules
@@ -262,9 +270,13 @@ impl Policy {
         rules.sort();
         let mut allow = self.raw.destinations.allow.clone();
         allow.sort();
-        let canonical =
-            serde_json::json!({ "autonomy": autonomy, "rules": rules, "destinations": allow });
-        hex(&Sha256::digest(canonical.to_string().as_bytes()))
+        let canonical = Canonical {
+            autonomy,
+            rules,
+            destinations: allow,
+        };
+        let text = serde_json::to_string(&canonical).unwrap_or_default();
+        hex(&Sha256::digest(text.as_bytes()))
     }
 }
 

@@ -42,47 +42,49 @@ pub fn squeeze(name: &str) -> String {
         .collect()
 }
 
-/// Splits an identifier (a tool or argument name) into folded words.
-pub fn split_identifier(name: &str) -> Vec<String> {
+/// Splits an identifier (a tool or argument name) into folded words. Words that are already
+/// lower-case ASCII are borrowed, not copied.
+pub fn split_identifier(name: &str) -> Vec<Cow<'_, str>> {
     let mut words = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    let mut start = None;
+    let mut prev: Option<char> = None;
+    let mut chars = name.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if !c.is_alphanumeric() {
-            push_word(&mut words, &mut current);
+            if let Some(s) = start.take() {
+                words.push(fold(&name[s..i]));
+            }
+            prev = None;
             continue;
         }
-        if let Some(&prev) = i.checked_sub(1).and_then(|p| chars.get(p)) {
-            let next_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let hump = (prev.is_lowercase() && c.is_uppercase())
-                || (prev.is_uppercase() && c.is_uppercase() && next_is_lower)
-                || (prev.is_alphabetic() && c.is_numeric())
-                || (prev.is_numeric() && c.is_alphabetic());
+        if let (Some(p), Some(s)) = (prev, start) {
+            let next_is_lower = chars.peek().is_some_and(|(_, n)| n.is_lowercase());
+            let hump = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_uppercase() && c.is_uppercase() && next_is_lower)
+                || (p.is_alphabetic() && c.is_numeric())
+                || (p.is_numeric() && c.is_alphabetic());
             if hump {
-                push_word(&mut words, &mut current);
+                words.push(fold(&name[s..i]));
+                start = Some(i);
             }
         }
-        current.push(c);
+        start.get_or_insert(i);
+        prev = Some(c);
     }
-    push_word(&mut words, &mut current);
+    if let Some(s) = start {
+        words.push(fold(&name[s..]));
+    }
     join_email(&mut words);
     words
 }
 
-fn push_word(words: &mut Vec<String>, current: &mut String) {
-    if !current.is_empty() {
-        words.push(fold(current).into_owned());
-        current.clear();
-    }
-}
-
 /// `e-mail` and `e_mail` are one word.
-fn join_email(words: &mut Vec<String>) {
+fn join_email(words: &mut Vec<Cow<'_, str>>) {
     let mut i = 0;
     while i + 1 < words.len() {
-        if words[i] == "e" && matches!(words[i + 1].as_str(), "mail" | "mails") {
+        if words[i] == "e" && matches!(words[i + 1].as_ref(), "mail" | "mails") {
             let joined = format!("e{}", words[i + 1]);
-            words.splice(i..=i + 1, [joined]);
+            words.splice(i..=i + 1, [Cow::Owned(joined)]);
         }
         i += 1;
     }
@@ -155,6 +157,18 @@ impl<'a> Prose<'a> {
         let bytes = text.as_bytes();
         while self.at < text.len() {
             let i = self.at;
+            let byte = bytes[i];
+            // The common cases first, on bytes: a space, or an ASCII word.
+            if byte == b' ' || byte == b'\t' || byte == b'\r' {
+                self.at += 1;
+                continue;
+            }
+            if byte.is_ascii_alphanumeric() || byte == b'_' {
+                let end = word_end(text, i);
+                self.at = end;
+                self.word(&text[i..end]);
+                return self.pending.pop_front();
+            }
             let c = text[i..].chars().next()?;
             let width = c.len_utf8();
             if matches!(c, '\'' | '"' | '‘' | '“') {
@@ -191,18 +205,7 @@ impl<'a> Prose<'a> {
                 continue;
             }
             if c.is_alphanumeric() || c == '_' {
-                let mut end = i;
-                let mut rest = text[i..].char_indices().peekable();
-                while let Some((offset, ch)) = rest.next() {
-                    let joins = matches!(ch, '-' | '\'' | '’')
-                        && rest.peek().is_some_and(|(_, n)| n.is_alphanumeric())
-                        && end > i;
-                    if ch.is_alphanumeric() || ch == '_' || joins {
-                        end = i + offset + ch.len_utf8();
-                    } else {
-                        break;
-                    }
-                }
+                let end = word_end(text, i);
                 self.at = end;
                 self.word(&text[i..end]);
                 return self.pending.pop_front();
@@ -230,16 +233,20 @@ impl<'a> Prose<'a> {
     }
 
     fn word(&mut self, text: &'a str) {
-        let camel = text
-            .as_bytes()
-            .windows(2)
-            .skip(1)
-            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-        if text.contains('_') || camel {
+        // One pass tells the common case (a plain word) from the rest.
+        let mut camel = false;
+        let mut joined = false;
+        let mut prev = 0u8;
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            camel |= i > 1 && prev.is_ascii_lowercase() && b.is_ascii_uppercase();
+            joined |= matches!(b, b'-' | b'\'' | b'_') || b == 0xE2; // 0xE2 leads '’'
+            prev = b;
+        }
+        if camel || text.contains('_') {
             self.pending.push_back(Piece::Identifier { text });
             return;
         }
-        if !text.contains(['-', '\'', '’']) {
+        if !joined || !text.contains(['-', '\'', '’']) {
             self.pending.push_back(Piece::Word {
                 text,
                 folded: fold(text),
@@ -273,6 +280,36 @@ impl<'a> Prose<'a> {
             }
         }
     }
+}
+
+/// Where the word starting at `start` ends: letters, digits and `_`, with `-` and apostrophes
+/// kept between two of them ("read-only", "doesn't"). ASCII is read byte by byte.
+fn word_end(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let joins_next = |at: usize| {
+        bytes.get(at).is_some_and(u8::is_ascii_alphanumeric)
+            || (bytes.get(at).is_some_and(|b| *b >= 0x80)
+                && text[at..].chars().next().is_some_and(char::is_alphanumeric))
+    };
+    let mut at = start;
+    while at < bytes.len() {
+        let b = bytes[at];
+        let joiner = (b == b'-' || b == b'\'') && at > start && joins_next(at + 1);
+        if b.is_ascii_alphanumeric() || b == b'_' || joiner {
+            at += 1;
+        } else if b >= 0x80 {
+            let c = text[at..].chars().next().unwrap_or(' ');
+            let width = c.len_utf8();
+            if c.is_alphanumeric() || (c == '’' && at > start && joins_next(at + width)) {
+                at += width;
+            } else {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    at
 }
 
 /// `send-email`, `list-broadcasts`: a kebab-case name led by a verb names a tool; `read-only`,
@@ -310,7 +347,11 @@ mod tests {
             ("send_e_mail", vec!["send", "email"]),
             ("", vec![]),
         ] {
-            assert_eq!(split_identifier(name), words, "{name}");
+            assert_eq!(
+                split_identifier(name),
+                words.iter().map(|w| Cow::Borrowed(*w)).collect::<Vec<_>>(),
+                "{name}"
+            );
         }
     }
 

@@ -70,7 +70,10 @@ fn a_drafted_file_lists_uncertain_tools_first() {
 
 #[test]
 fn a_draft_without_a_kinds_file_starts_with_the_uncertain() {
-    snapshot("draft_yaml_from_scratch", &purko(&["kinds", "draft", "--tools", TOOLS]));
+    snapshot(
+        "draft_yaml_from_scratch",
+        &purko(&["kinds", "draft", "--tools", TOOLS]),
+    );
 }
 
 #[test]
@@ -120,7 +123,10 @@ fn a_drafted_file_loads_back_and_writes_back_the_same() {
         r#"{"name":"orders","arguments":{}}"#,
     ]);
     let source = loaded.tools["orders"].source;
-    assert!(check.contains(&format!(r#""kind_source": "{source}""#)), "{check}");
+    assert!(
+        check.contains(&format!(r#""kind_source": "{source}""#)),
+        "{check}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
