@@ -122,7 +122,10 @@ impl From<purko_guard::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
     let result = match cli.command {
         Command::Kinds {
             command: KindsCommand::Draft(args),
@@ -138,6 +141,28 @@ fn main() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// Help and version go to standard output with exit code 0; a usage error keeps clap's message
+/// and adds the `hint:` line every Purko error ends with, exit code 2.
+fn usage_error(error: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        let _ = error.print();
+        return ExitCode::SUCCESS;
+    }
+    let command = match std::env::args().nth(1).as_deref() {
+        Some("check") => "purko check --help",
+        Some("kinds") => "purko kinds draft --help",
+        _ => "purko --help",
+    };
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{}", error.render());
+    let _ = writeln!(err, "hint: run `{command}` to see what it takes");
+    ExitCode::from(2)
 }
 
 fn guard(catalog: &Catalog, policy: Policy, autonomy: Autonomy) -> Result<Guard, Failure> {
