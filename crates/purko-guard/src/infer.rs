@@ -266,6 +266,13 @@ fn unknown_first_action(words: &[Cow<'_, str>], hits: &[(usize, Hit<'_>)], signa
     }
 }
 
+/// Words that open the object of a verb: "restore the latest", "o cancela".
+const OBJECTS: &[&str] = &[
+    "the", "a", "an", "it", "them", "all", "its", "this", "these", "those", "each", "every", "any",
+    "one", "your", "their", "our", "my", "his", "her", "o", "os", "as", "um", "uma", "seu", "sua",
+    "seus", "suas", "esse", "essa", "este", "esta", "lhe", "todos", "todas",
+];
+
 /// Words that open a part of a sentence about something else than what this tool does:
 /// "to resend one, use `enviar_boleto`", "if you want to edit, call `edit_file`".
 const ASIDES: &[&str] = &[
@@ -306,6 +313,8 @@ struct Reader<'s> {
     first_word: bool,
     /// Some word of this part stood as a verb: "Get the file and modify it".
     part_had_verb: bool,
+    /// The word after the one being read, folded; empty at a boundary.
+    next: String,
 }
 
 fn read_description(description: &str, name: &str, signals: &mut Signals) {
@@ -325,6 +334,7 @@ fn read_description(description: &str, name: &str, signals: &mut Signals) {
         part_aside: None,
         first_word: true,
         part_had_verb: false,
+        next: String::new(),
     };
     let mut pieces = split_prose(description).peekable();
     while let Some(piece) = pieces.next() {
@@ -364,6 +374,8 @@ fn read_description(description: &str, name: &str, signals: &mut Signals) {
                     reader.step(&folded, stood);
                     continue;
                 }
+                reader.next.clear();
+                reader.next.push_str(next.unwrap_or_default());
                 reader.word(text, &folded);
             }
         }
@@ -525,12 +537,18 @@ impl Reader<'_> {
         let prev = Some(self.prev.as_str()).filter(|p| !p.is_empty());
         let prev2 = Some(self.prev2.as_str()).filter(|p| !p.is_empty());
         let after = |list: &[&str]| prev.is_some_and(|p| is_in(list, p));
-        // "create or update": joined by a conjunction to a word that stood as a verb.
-        let coordinated = after(CONJUNCTIONS) && self.prev2_verb;
-        let verb_position = prev.is_none()
-            || coordinated
-            || (after(VERB_MARKERS) && !after(CONJUNCTIONS))
-            || after(SUBJECTS);
+        // What follows tells a verb from a noun too: "restore the backup", "logs are rotated".
+        let object_follows = is_in(OBJECTS, &self.next);
+        let auxiliary_follows = is_in(AUXILIARIES, &self.next);
+        // "create or update", "list backups and restore the latest": joined by a conjunction
+        // to a word that stood as a verb.
+        let coordinated =
+            after(CONJUNCTIONS) && (self.prev2_verb || (self.part_had_verb && object_follows));
+        let verb_position = !auxiliary_follows
+            && (prev.is_none()
+                || coordinated
+                || (after(VERB_MARKERS) && !after(CONJUNCTIONS))
+                || after(SUBJECTS));
         match entry.form {
             Form::Participle => {
                 // "is deleted" says what the tool does; "files that were deleted" describes files.
@@ -547,8 +565,9 @@ impl Reader<'_> {
             Form::Plain if entry.english => {
                 verb_position || (after(CONJUNCTIONS) && self.part_had_verb)
             }
-            Form::Plain => !after(NOUN_MARKERS),
-            Form::Third => true,
+            // Portuguese: "o cancela" is a pronoun and a verb, not an article and a noun; the
+            // forms that make nouns too are marked noun-prone above.
+            Form::Plain | Form::Third => true,
         }
     }
 }

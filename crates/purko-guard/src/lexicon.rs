@@ -178,11 +178,11 @@ const NOT_VERBS: &[&str] = &[
     "heading", "headings", "mapping", "mappings", "string", "strings", "thing", "things", "spring",
     "padding", "pricing", "billing", "routing", "logging", "running", "pending", "existing",
     "remaining", "matching", "following", "missing", "incoming", "outgoing", "upcoming", "ongoing",
-    "booking", "bookings", "ordering", "holding", "holdings", "marking", "opening", "closing",
+    "booking", "bookings", "ordering", "holding", "holdings", "starting", "closing",
     "drawing", "warning", "warnings", "morning", "evening", "embedding", "embeddings", "encoding",
-    "rating", "ratings", "starting", "recording", "recordings", "messaging", "shipping",
+    "rating", "ratings", "recording", "recordings", "messaging", "shipping",
     "tracking", "offering", "offerings", "binding", "bindings", "landing", "nothing", "anything",
-    "something", "everything", "dating", "paging", "typing", "clearing", "checking",
+    "something", "everything", "dating", "paging", "checking",
 ];
 
 /// Words before which a noun-prone word is a noun: articles, possessives, prepositions.

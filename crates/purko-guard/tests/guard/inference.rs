@@ -125,3 +125,84 @@ fn nothing_to_go_on_is_an_unsure_write() {
         (Kind::Write, KindSource::Inferred)
     );
 }
+
+#[test]
+fn a_write_behind_a_reading_verb_is_never_read() {
+    for (name, description) in [
+        (
+            "get_or_create_user",
+            "Get a user, creating it when missing.",
+        ),
+        ("fetch_and_store", "Fetch a record and store it locally."),
+        (
+            "list_files",
+            "Lists files. Deletes temporary files older than a day.",
+        ),
+        ("read_file", "Reads a file and truncates it afterwards."),
+        ("search", "Searches and replaces text in files."),
+        ("lookup_user", "Looks up a user; if absent, provisions one."),
+        ("get_token", "Get a token. Rotates the secret on each call."),
+        ("list_jobs", "List jobs and purge finished ones."),
+        ("get_status", "Get the status; resets the counter."),
+        ("get_user", "Get a user, marking them active."),
+        (
+            "get_user",
+            "Get a user. Side effect: marks the user as active.",
+        ),
+        ("get_page", "Get a page and submit the form on it."),
+        (
+            "describe_pod",
+            "Describe a pod. Will restart it if unhealthy.",
+        ),
+        (
+            "show_config",
+            "Show the configuration, then apply pending changes.",
+        ),
+        (
+            "consultar_pedido",
+            "Consulta um pedido e o cancela se estiver vencido.",
+        ),
+        ("buscarCliente", "Busca um cliente e atualiza o cadastro."),
+        ("find_duplicates", "Find duplicates and merge them."),
+        (
+            "inspect_image",
+            "Inspect an image. Removes dangling layers.",
+        ),
+        ("list_backups", "List backups and restore the latest one."),
+        ("search_and_tag", "Search items and tag the results."),
+        ("reboot_and_get_status", "Get the status after a reboot."),
+    ] {
+        let (kind, _) = plain(name, description);
+        assert_ne!(kind, Kind::Read, "{name}: {description}");
+    }
+}
+
+#[test]
+fn plain_reads_stay_reads() {
+    for (name, description) in [
+        (
+            "list_issues",
+            "List issues. Closing an issue is done with close_issue.",
+        ),
+        ("obter-saldo", "Obtém o saldo sem alterar nada."),
+        ("listar_notas", "Lista as notas fiscais emitidas."),
+        ("get_weather", "Returns the weather for a city."),
+        ("count_rows", "Count rows in a table."),
+        (
+            "query_metrics",
+            "Query Prometheus metrics over a time range.",
+        ),
+        ("list_users", "List users who were deleted recently."),
+        ("view_dashboard", "View a dashboard without changing it."),
+        (
+            "get_file_info",
+            "Retrieve metadata. Returns size, permissions, and type.",
+        ),
+    ] {
+        assert_eq!(
+            plain(name, description),
+            (Kind::Read, KindSource::Inferred),
+            "{name}: {description}"
+        );
+    }
+}
