@@ -9,3 +9,4 @@ mod corpus;
 mod inference;
 mod judge;
 mod properties;
+mod robustness;
