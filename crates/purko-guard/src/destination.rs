@@ -89,28 +89,6 @@ impl Because {
 /// Whether an argument name marks a destination; the deciding word if so.
 pub fn destination_name(key: &str) -> Option<String> {
     let is = |list: &[&str], w: &str| list.contains(&w);
-    // Most argument names hold no destination word at all: tell that before splitting.
-    let lower = key.to_ascii_lowercase();
-    let hints = [
-        "to",
-        "cc",
-        "mail",
-        "recipient",
-        "url",
-        "uri",
-        "webhook",
-        "phone",
-        "href",
-        "para",
-        "destinat",
-        "endere",
-        "telefone",
-        "celular",
-        "whatsapp",
-    ];
-    if key.is_ascii() && !hints.iter().any(|h| lower.contains(h)) {
-        return None;
-    }
     let words = split_identifier(key);
     let first = words.first()?.as_ref();
     let last = words.last()?.as_ref();
