@@ -1,11 +1,14 @@
 #![doc = include_str!("../README.md")]
 
+mod approval;
 mod code;
 mod decision;
 mod evaluation;
 mod kind;
+mod observation;
 mod tool;
 
+pub use approval::{Approval, ApprovalId, ApprovalIdError, ApprovalScope, ApprovalStatus};
 pub use code::Code;
 pub use decision::{DecisionId, DecisionIdError};
 pub use evaluation::{
@@ -14,4 +17,5 @@ pub use evaluation::{
 pub use kind::{
     Autonomy, Classification, Effect, Kind, KindSource, ParseWordError, Signal, SignalPlace,
 };
+pub use observation::{Observation, Status};
 pub use tool::{Marks, ToolAnnotations, ToolCall, ToolSpec};
