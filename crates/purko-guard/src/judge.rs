@@ -142,6 +142,16 @@ impl Guard {
         self.autonomy
     }
 
+    /// SHA-256 of the `tool_kinds.yaml` in force, when there is one.
+    pub fn kinds_digest(&self) -> Option<&str> {
+        self.kinds.as_ref().and_then(KindsFile::digest)
+    }
+
+    /// SHA-256 of the effective rules, destinations and autonomy.
+    pub fn policy_digest(&self) -> &str {
+        &self.policy_digest
+    }
+
     /// How a tool is classified, if the catalogue has it.
     pub fn classification(&self, name: &str) -> Option<&Classification> {
         self.catalogue

@@ -20,6 +20,7 @@ use crate::glob::Glob;
 use crate::kinds_file::hex;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RawPolicy {
     #[serde(default)]
@@ -29,6 +30,7 @@ pub struct RawPolicy {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RawRule {
     pub effect: Effect,
@@ -45,6 +47,7 @@ pub struct RawRule {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RawDestinations {
     #[serde(default)]

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a tool does to the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Reads, changes nothing, sends nothing to anyone.
@@ -40,6 +41,7 @@ pub enum KindSource {
 
 /// What happens to a call. Ordered: `Allow < Ask < Deny`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
     Allow,
@@ -49,6 +51,7 @@ pub enum Effect {
 
 /// How much an agent may do without a person (seed 000).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Autonomy {
     /// No tools at all.
