@@ -1,14 +1,17 @@
-//! `purko`: drafts tool kinds and checks tool calls against Purko's guardrail.
+//! `purko`: the guarded tool layer's command line: drafting tool kinds, checking calls,
+//! serving the API, and answering approvals.
+
+mod client;
+mod judge;
+mod serve;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use purko_guard::{
-    Catalogue, Guard, GuardConfig, Inference, KindsFile, Policy, draft_tools_file, explain,
-};
-use purko_protocol::{Autonomy, ToolCall};
+use purko_protocol::Autonomy;
 
 /// Drafting and judging allocate many small values (JSON schemas, words, reasons); mimalloc
 /// serves them markedly faster than the system allocator.
@@ -35,6 +38,121 @@ enum Command {
     },
     /// Validate, classify and judge one tool call; print the decision.
     Check(CheckArgs),
+    /// Serve the HTTP API: agents' tools, guarded calls, decisions and approvals.
+    Serve(ServeArgs),
+    /// Call a tool through a running server, as an agent would; print the observation.
+    Call(CallArgs),
+    /// Explain a decision by its id, from a running server's store.
+    Explain(ExplainArgs),
+    /// List, show, approve or reject the calls waiting for a person.
+    Approvals {
+        #[command(subcommand)]
+        command: ApprovalsCommand,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// Manifest files or folders of them (`kind: Agent`, several per file).
+    #[arg(value_name = "MANIFESTS")]
+    manifests: Vec<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8082", value_name = "ADDR")]
+    listen: SocketAddr,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct ServerArgs {
+    /// The Purko server to talk to.
+    #[arg(long, default_value = "http://127.0.0.1:8082", value_name = "URL")]
+    server: String,
+}
+
+#[derive(clap::Args, Debug)]
+struct CallArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The agent, as namespace/name.
+    #[arg(long)]
+    agent: String,
+    /// The conversation's id: approvals and idempotency are kept per session.
+    #[arg(long, default_value = "cli")]
+    session: String,
+    /// The step within the session: the same step is the same call, executed once.
+    #[arg(long)]
+    step: String,
+    /// The tool's name.
+    name: String,
+    /// The arguments as a JSON object.
+    #[arg(default_value = "{}")]
+    arguments: String,
+    /// Return at once with the approval's id when the call needs a person's yes.
+    #[arg(long)]
+    no_wait: bool,
+    /// Your own idempotency key instead of one derived from session, step and tool.
+    #[arg(long)]
+    idempotency_key: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ExplainArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The decision id, as observations carry it: d_<kinds>_<i|n>_<policy>_<ulid>.
+    decision_id: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    format: CheckFormat,
+}
+
+#[derive(Subcommand, Debug)]
+enum ApprovalsCommand {
+    /// List approvals, pending ones by default.
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// pending, approved, rejected, expired, or all.
+        #[arg(long, default_value = "pending")]
+        status: String,
+        /// Only this agent's (namespace/name).
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+    /// Show one approval: the payload, why it needs a yes, how sure the kind is.
+    Show {
+        #[command(flatten)]
+        server: ServerArgs,
+        id: String,
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+    /// Approve a waiting call: it runs exactly as shown.
+    Approve {
+        #[command(flatten)]
+        server: ServerArgs,
+        id: String,
+        /// `session` also lets the same tool with the same arguments run again in this session.
+        #[arg(long, value_enum, default_value_t = Scope::Once)]
+        scope: Scope,
+        #[arg(long)]
+        comment: Option<String>,
+    },
+    /// Reject a waiting call; the agent is told, with your reason.
+    Reject {
+        #[command(flatten)]
+        server: ServerArgs,
+        id: String,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Scope {
+    Once,
+    Session,
 }
 
 #[derive(Subcommand, Debug)]
@@ -111,6 +229,16 @@ struct Failure {
     code: u8,
 }
 
+impl Failure {
+    fn new(message: impl Into<String>, hint: impl Into<String>, code: u8) -> Self {
+        Self {
+            message: message.into(),
+            hint: hint.into(),
+            code,
+        }
+    }
+}
+
 impl From<purko_guard::Error> for Failure {
     fn from(error: purko_guard::Error) -> Self {
         Self {
@@ -129,8 +257,12 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Kinds {
             command: KindsCommand::Draft(args),
-        } => draft(&args),
-        Command::Check(args) => check(&args),
+        } => judge::draft(&args),
+        Command::Check(args) => judge::check(&args),
+        Command::Serve(args) => serve::serve(&args),
+        Command::Call(args) => client::call(&args),
+        Command::Explain(args) => client::explain(&args),
+        Command::Approvals { command } => client::approvals(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -157,102 +289,14 @@ fn usage_error(error: &clap::Error) -> ExitCode {
     let command = match std::env::args().nth(1).as_deref() {
         Some("check") => "purko check --help",
         Some("kinds") => "purko kinds draft --help",
+        Some("serve") => "purko serve --help",
+        Some("call") => "purko call --help",
+        Some("explain") => "purko explain --help",
+        Some("approvals") => "purko approvals --help",
         _ => "purko --help",
     };
     let mut err = std::io::stderr().lock();
     let _ = write!(err, "{}", error.render());
     let _ = writeln!(err, "hint: run `{command}` to see what it takes");
     ExitCode::from(2)
-}
-
-fn guard(catalog: &Catalog, policy: Policy, autonomy: Autonomy) -> Result<Guard, Failure> {
-    let catalogue = Catalogue::load(&catalog.tools)?;
-    let kinds = catalog
-        .tool_kinds
-        .as_deref()
-        .map(KindsFile::load)
-        .transpose()?;
-    let inference = inference(catalog);
-    Ok(Guard::new(GuardConfig {
-        catalogue,
-        kinds,
-        inference,
-        policy,
-        autonomy,
-    }))
-}
-
-fn inference(catalog: &Catalog) -> Inference {
-    if catalog.no_infer {
-        Inference::Off
-    } else {
-        Inference::On
-    }
-}
-
-fn draft(args: &DraftArgs) -> Result<(), Failure> {
-    let catalog = &args.catalog;
-    let text = std::fs::read_to_string(&catalog.tools).map_err(|source| {
-        Failure::from(purko_guard::Error::Read {
-            path: catalog.tools.clone(),
-            source,
-        })
-    })?;
-    let kinds = catalog
-        .tool_kinds
-        .as_deref()
-        .map(KindsFile::load)
-        .transpose()?;
-    // One tool in memory at a time: a catalogue of any size drafts in one pass.
-    let file = draft_tools_file(&text, &catalog.tools, kinds, inference(catalog))?;
-    let text = match args.format {
-        DraftFormat::Yaml => file.to_yaml(),
-        DraftFormat::Json => file.to_json(),
-    };
-    match &args.out {
-        Some(path) => write_file(path, &text),
-        None => print(&text),
-    }
-}
-
-fn check(args: &CheckArgs) -> Result<(), Failure> {
-    let call: ToolCall = serde_json::from_str(&args.call).map_err(|e| Failure {
-        message: format!("--call is not a tool call: {e}"),
-        hint: r#"pass the call as JSON, such as --call '{"name":"list_issues","arguments":{"repo":"a/b"}}'"#.into(),
-        code: 2,
-    })?;
-    let policy = match &args.rules {
-        Some(path) => Policy::load(path)?,
-        None => Policy::default(),
-    };
-    let guard = guard(&args.catalog, policy, args.autonomy)?;
-    let evaluation = guard.evaluate(&call);
-    let text = match args.format {
-        CheckFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&evaluation).unwrap_or_default();
-            text.push('\n');
-            text
-        }
-        CheckFormat::Text => explain(&evaluation),
-    };
-    print(&text)
-}
-
-fn print(text: &str) -> Result<(), Failure> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| Failure {
-            message: format!("cannot write the output: {e}"),
-            hint: "check that standard output is open, or pass --out FILE".into(),
-            code: 1,
-        })
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
-    std::fs::write(path, text).map_err(|e| Failure {
-        message: format!("cannot write {}: {e}", path.display()),
-        hint: "check that the folder exists and is writable".into(),
-        code: 1,
-    })
 }

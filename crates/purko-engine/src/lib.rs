@@ -1,0 +1,18 @@
+#![doc = include_str!("../README.md")]
+
+mod agent;
+mod approvals;
+mod clock;
+mod engine;
+mod error;
+mod metrics;
+mod observe;
+mod once;
+
+pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES};
+pub use clock::now_ms;
+pub use engine::{CallRequest, Engine, EngineOptions};
+pub use error::{Error, Result};
+pub use metrics::Metrics;
+pub use observe::{observe, redact};
+pub use once::{arguments_digest, idempotency_key};
