@@ -283,7 +283,7 @@ spec:
           url: {type: string}
         required: [url]
       endpoint:
-        url: http://model-chooses.invalid/
+        url: "{url}"
         method: GET
   guardrail:
     destinations:

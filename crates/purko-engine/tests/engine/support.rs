@@ -397,7 +397,7 @@ spec:
           url: {type: string}
         required: [url]
       endpoint:
-        url: http://model-chooses.invalid/
+        url: "{url}"
         method: GET
 ---
 apiVersion: purko.io/v1alpha1
@@ -473,8 +473,7 @@ impl Harness {
             .replace("{closed}", &closed_port().to_string());
         let path = dir.path().join("agents.yaml");
         std::fs::write(&path, text).expect("writes the manifests");
-        let mut manifests = purko_config::load(&[path]).expect("the manifests load");
-        model_chooses_the_url(&mut manifests);
+        let manifests = purko_config::load(&[path]).expect("the manifests load");
         Self {
             upstream,
             dir,
@@ -501,23 +500,6 @@ impl Harness {
         format!("http://127.0.0.1:{}{path}", self.upstream.port)
     }
 }
-
-/// The endpoint URL written as `MODEL_CHOOSES` becomes the template `{url}`, whose whole URL
-/// comes from the model's `url` argument. purko-http serves such tools, but purko-config refuses
-/// `url: "{url}"` in a manifest ("is not an http or https URL"), so it is set after loading.
-fn model_chooses_the_url(manifests: &mut Manifests) {
-    for agent in &mut manifests.agents {
-        for tool in agent.spec.tools.iter_mut().flatten() {
-            if let Some(endpoint) = tool.endpoint.as_mut()
-                && endpoint.url == MODEL_CHOOSES
-            {
-                "{url}".clone_into(&mut endpoint.url);
-            }
-        }
-    }
-}
-
-const MODEL_CHOOSES: &str = "http://model-chooses.invalid/";
 
 /// A call that does not wait for a person.
 pub fn call(agent: &str, session: &str, step: &str, name: &str, arguments: Value) -> CallRequest {

@@ -53,7 +53,7 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX approvals_status ON approvals (status, expires_at_ms);
     CREATE INDEX approvals_created ON approvals (created_at_ms, id);
     CREATE INDEX approvals_agent ON approvals (agent, created_at_ms, id);
-    CREATE INDEX approvals_call ON approvals (session, step, tool, arguments_digest);
+    CREATE INDEX approvals_call ON approvals (agent, session, step, tool, arguments_digest, created_at_ms, id);
 
     CREATE TABLE grants (
         agent            TEXT NOT NULL,
