@@ -181,6 +181,13 @@ pub fn call(args: &CallArgs) -> Result<(), Failure> {
 }
 
 pub fn explain(args: &ExplainArgs) -> Result<(), Failure> {
+    if let Err(e) = args.decision_id.parse::<purko_protocol::DecisionId>() {
+        return Err(Failure::new(
+            e.to_string(),
+            "copy the decision_id from an observation or from `purko approvals show`",
+            2,
+        ));
+    }
     let client = Client::new(&args.server, As::Operator)?;
     let (_, value) = client.send(
         reqwest::Method::GET,

@@ -105,6 +105,7 @@ impl Engine {
             }
             agents.insert(runtime.key.clone(), Arc::new(runtime));
         }
+        purko_http::install_crypto();
         let run = store.start_run(now_ms()).await?;
         let secret = store.idempotency_secret().await?;
         let webhooks = reqwest::Client::builder()

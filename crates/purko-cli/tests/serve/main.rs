@@ -9,6 +9,7 @@
 
 mod support;
 
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -298,4 +299,89 @@ fn a_corrupt_store_or_a_broken_manifest_stops_serve_with_a_clear_message() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("broken.yaml:5:"), "{}", stderr(&out));
+}
+
+#[test]
+fn serve_without_manifests_answers_health_and_says_it_has_no_agents() {
+    let scratch = Scratch::new("empty");
+    let port = support::free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_purko"))
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .env("PURKO_HOME", scratch.home())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("purko serve exited with {status}");
+        }
+        assert!(Instant::now() < deadline, "purko serve did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let log = stderr(&out);
+    assert!(log.contains("no manifests given"), "{log}");
+    assert!(
+        log.contains("operator.token (mode 0600)"),
+        "tokens are made and shown once: {log}"
+    );
+    let token = std::fs::read_to_string(scratch.home().join("operator.token")).unwrap();
+    let mode = std::fs::metadata(scratch.home().join("operator.token"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert!(log.contains(token.trim()));
+}
+
+#[test]
+fn a_malformed_decision_id_is_refused_before_any_server_is_asked() {
+    let out = Command::new(env!("CARGO_BIN_EXE_purko"))
+        .args(["explain", "d_nope", "--server", "http://127.0.0.1:9"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("is not a decision id"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("hint:"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_quickstart_agent_loads_with_two_reads_and_one_write() {
+    let scratch = Scratch::new("quickstart");
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/quickstart/agent.yaml");
+    let server = Server::start(&manifest, &scratch.home());
+    let (status, tools) = server.api(
+        "GET",
+        "/api/tools?agent=quickstart/shopper",
+        Some(AGENT),
+        None,
+    );
+    assert_eq!(status, 200, "{tools}");
+    let kinds: Vec<(String, String)> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_owned(),
+                t["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("list_items", "read"),
+        ("get_item", "read"),
+        ("create_order", "write"),
+    ];
+    assert_eq!(
+        kinds,
+        expected.map(|(n, k)| (n.to_owned(), k.to_owned())).to_vec()
+    );
 }
