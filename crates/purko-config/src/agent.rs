@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use purko_guard::{RawDestinations, RawPolicy, RawRule};
 use purko_protocol::Autonomy;
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 /// One agent, as loaded from its manifest.
@@ -312,102 +312,7 @@ impl Endpoint {
     }
 }
 
-/// An HTTP method. Written in any case in a manifest, kept upper-case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Method {
-    Get,
-    Post,
-    Put,
-    Patch,
-    Delete,
-}
-
-impl Method {
-    pub const ALL: &'static [Method] = &[
-        Method::Get,
-        Method::Post,
-        Method::Put,
-        Method::Patch,
-        Method::Delete,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Get => "GET",
-            Self::Post => "POST",
-            Self::Put => "PUT",
-            Self::Patch => "PATCH",
-            Self::Delete => "DELETE",
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for Method {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Method {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let given = String::deserialize(deserializer)?;
-        let upper = given.to_ascii_uppercase();
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|m| m.as_str() == upper)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "unknown method '{given}', expected one of GET, POST, PUT, PATCH, DELETE"
-                ))
-            })
-    }
-}
-
-impl JsonSchema for Method {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Method".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        // Any case is accepted, so an enum of the upper-case words would be too strict.
-        let pattern = Self::ALL
-            .iter()
-            .map(|m| {
-                m.as_str().chars().fold(String::new(), |mut class, c| {
-                    class.extend(['[', c, c.to_ascii_lowercase(), ']']);
-                    class
-                })
-            })
-            .collect::<Vec<_>>()
-            .join("|");
-        schemars::json_schema!({
-            "description": "An HTTP method, in any case: GET, POST, PUT, PATCH or DELETE.",
-            "type": "string",
-            "pattern": format!("^({pattern})$"),
-            "examples": ["GET", "POST"],
-        })
-    }
-}
-
-/// How an endpoint's secret is sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-pub enum AuthScheme {
-    /// `Authorization: Bearer <secret>`.
-    Bearer,
-    /// `Authorization: Token <secret>`.
-    Token,
-    /// `Authorization: Basic <secret>`, the secret being `user:password` in base64.
-    Basic,
-    /// The secret alone, in `authHeader`.
-    ApiKey,
-}
+pub use purko_protocol::{AuthScheme, HttpMethod as Method};
 
 /// Where a secret comes from; never from the model, never written into a manifest. Written
 /// `{env: NAME}` or `{file: path}`.

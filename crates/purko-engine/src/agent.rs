@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use purko_config::{Agent, AuthScheme, Endpoint, Tool, ToolType};
+use purko_config::{Agent, Endpoint, Tool, ToolType};
 use purko_guard::{Catalogue, Guard, GuardConfig, Inference, KindsFile, Policy};
-use purko_http::{ApiTool, Auth, Egress, Method, Secret};
+use purko_http::{ApiTool, Auth, Egress, Secret};
 use purko_protocol::ToolSpec;
 use serde_json::{Value, json};
 
@@ -157,12 +157,7 @@ fn api_tool(
             let value = secret.resolve(base)?;
             secrets.push(value.clone());
             Some(Auth {
-                scheme: match scheme {
-                    AuthScheme::Bearer => purko_http::AuthScheme::Bearer,
-                    AuthScheme::Token => purko_http::AuthScheme::Token,
-                    AuthScheme::Basic => purko_http::AuthScheme::Basic,
-                    AuthScheme::ApiKey => purko_http::AuthScheme::ApiKey,
-                },
+                scheme: *scheme,
                 header: endpoint.auth_header.clone(),
                 credential: Secret::new(value),
             })
@@ -172,13 +167,7 @@ fn api_tool(
     Ok(ApiTool {
         name: tool.name.clone(),
         url: endpoint.url.clone(),
-        method: match endpoint.method {
-            purko_config::Method::Get => Method::Get,
-            purko_config::Method::Post => Method::Post,
-            purko_config::Method::Put => Method::Put,
-            purko_config::Method::Patch => Method::Patch,
-            purko_config::Method::Delete => Method::Delete,
-        },
+        method: endpoint.method,
         headers: endpoint
             .headers
             .iter()

@@ -10,87 +10,24 @@ mod exchange;
 mod template;
 
 use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::egress::Egress;
 pub use exchange::ApiClient;
 
-/// The HTTP methods an API tool may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Method {
-    Get,
-    Post,
-    Put,
-    Patch,
-    Delete,
-}
+pub use purko_protocol::{AuthScheme, HttpMethod as Method};
 
-impl Method {
-    /// Whether the arguments travel as a JSON body (else as query parameters).
-    pub fn has_body(self) -> bool {
-        matches!(self, Self::Post | Self::Put | Self::Patch)
+/// The request method reqwest sends for a method.
+pub(crate) fn to_reqwest(method: Method) -> reqwest::Method {
+    match method {
+        Method::Get => reqwest::Method::GET,
+        Method::Post => reqwest::Method::POST,
+        Method::Put => reqwest::Method::PUT,
+        Method::Patch => reqwest::Method::PATCH,
+        Method::Delete => reqwest::Method::DELETE,
     }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Get => "GET",
-            Self::Post => "POST",
-            Self::Put => "PUT",
-            Self::Patch => "PATCH",
-            Self::Delete => "DELETE",
-        }
-    }
-
-    fn to_reqwest(self) -> reqwest::Method {
-        match self {
-            Self::Get => reqwest::Method::GET,
-            Self::Post => reqwest::Method::POST,
-            Self::Put => reqwest::Method::PUT,
-            Self::Patch => reqwest::Method::PATCH,
-            Self::Delete => reqwest::Method::DELETE,
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Method {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text.to_ascii_uppercase().as_str() {
-            "GET" => Ok(Self::Get),
-            "POST" => Ok(Self::Post),
-            "PUT" => Ok(Self::Put),
-            "PATCH" => Ok(Self::Patch),
-            "DELETE" => Ok(Self::Delete),
-            _ => Err(format!(
-                "'{text}' is not one of GET, POST, PUT, PATCH, DELETE"
-            )),
-        }
-    }
-}
-
-/// How the credential is presented.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum AuthScheme {
-    /// `Authorization: Bearer <secret>`.
-    Bearer,
-    /// `Authorization: Token <secret>`.
-    Token,
-    /// `Authorization: Basic base64(<secret>)`, the secret written as `user:password`.
-    Basic,
-    /// `Authorization: ApiKey <secret>`, or the raw secret in a custom header.
-    ApiKey,
 }
 
 /// A credential from the environment or a secret file, never from the model. It prints as

@@ -4,6 +4,7 @@ mod approval;
 mod code;
 mod decision;
 mod evaluation;
+mod http;
 mod kind;
 mod observation;
 mod tool;
@@ -14,6 +15,7 @@ pub use decision::{DecisionId, DecisionIdError};
 pub use evaluation::{
     ArgumentError, AutonomyCell, Destination, DestinationVerdict, Evaluation, MatchedRule,
 };
+pub use http::{AuthScheme, HttpMethod};
 pub use kind::{
     Autonomy, Classification, Effect, Kind, KindSource, ParseWordError, Signal, SignalPlace,
 };

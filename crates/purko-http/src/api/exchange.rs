@@ -219,7 +219,7 @@ impl Outgoing {
             .arguments
             .iter()
             .filter(|(name, _)| !target.used.contains(name));
-        let method = tool.method.to_reqwest();
+        let method = super::to_reqwest(tool.method);
         let mut url = target.url.clone();
         let body = if tool.method.has_body() {
             let object: serde_json::Map<String, Value> =
