@@ -5,6 +5,7 @@ pub mod env;
 mod error;
 mod load;
 mod locate;
+mod mcp_server;
 mod parse;
 mod schema;
 mod secret;
@@ -16,5 +17,8 @@ pub use agent::{
 };
 pub use error::{Error, Location, Result};
 pub use load::{Manifests, load};
+pub use mcp_server::{
+    HttpTransport, McpServer, McpServerSpec, StdioTransport, Transport, TransportKind, Value,
+};
 pub use parse::{API_VERSION, Manifest, SUPPORTED_KINDS, parse};
 pub use schema::json_schema;

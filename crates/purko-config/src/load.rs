@@ -1,6 +1,7 @@
 //! Loading manifests from files and folders. A folder is read recursively, `*.yaml` and `*.yml`
 //! files only, in sorted path order, so the result never depends on the file system's order.
-//! Agents are unique by `namespace/name` across everything loaded together.
+//! Agents are unique by `namespace/name` across everything loaded together, and so are MCP
+//! servers.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::agent::Agent;
 use crate::error::{Error, Result};
 use crate::locate::NodePath;
+use crate::mcp_server::McpServer;
 use crate::parse::{Manifest, located, parse_file};
 use crate::validate::Problem;
 
@@ -15,12 +17,18 @@ use crate::validate::Problem;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Manifests {
     pub agents: Vec<Agent>,
+    pub mcp_servers: Vec<McpServer>,
 }
 
 impl Manifests {
     /// The agent whose key (`namespace/name`) is `key`.
     pub fn agent(&self, key: &str) -> Option<&Agent> {
         self.agents.iter().find(|a| a.key() == key)
+    }
+
+    /// The MCP server whose key (`namespace/name`) is `key`.
+    pub fn mcp_server(&self, key: &str) -> Option<&McpServer> {
+        self.mcp_servers.iter().find(|s| s.key() == key)
     }
 }
 
@@ -32,8 +40,8 @@ pub fn load(paths: &[PathBuf]) -> Result<Manifests> {
         collect(path, &mut files)?;
     }
     let mut manifests = Manifests::default();
-    // key → (file, document) of the first definition
-    let mut first: HashMap<String, (PathBuf, usize)> = HashMap::new();
+    // (kind, key) → (file, document) of the first definition
+    let mut first: HashMap<(&str, String), (PathBuf, usize)> = HashMap::new();
     let mut seen_files = std::collections::HashSet::new();
     for file in files {
         if !seen_files.insert(file.clone()) {
@@ -42,22 +50,30 @@ pub fn load(paths: &[PathBuf]) -> Result<Manifests> {
         let text = std::fs::read_to_string(&file).map_err(|e| read_error(&file, e))?;
         let parsed = parse_file(&text, &file)?;
         for manifest in parsed.manifests {
-            let Manifest::Agent(agent) = manifest;
-            if let Some((path, document)) = first.get(&agent.key()) {
+            let (what, key, document) = match &manifest {
+                Manifest::Agent(agent) => ("agent", agent.key(), agent.document),
+                Manifest::McpServer(server) => ("MCP server", server.key(), server.document),
+            };
+            if let Some((path, first_document)) = first.get(&(what, key.clone())) {
+                let plural = if what == "agent" { "agent" } else { "server" };
                 let problem = Problem::new(
                     NodePath::default().key("metadata").key("name"),
                     format!(
-                        "the agent '{}' is defined twice, first in {} (document {document})",
-                        agent.key(),
+                        "the {what} '{key}' is defined twice, first in {} (document {first_document})",
                         path.display()
                     ),
-                    "give each agent its own name or namespace, or remove one of the two",
+                    format!(
+                        "give each {plural} its own name or namespace, or remove one of the two"
+                    ),
                 );
-                let number = parsed.several.then_some(agent.document);
-                return Err(located(problem, &text, &file, agent.document - 1, number));
+                let number = parsed.several.then_some(document);
+                return Err(located(problem, &text, &file, document - 1, number));
             }
-            first.insert(agent.key(), (file.clone(), agent.document));
-            manifests.agents.push(agent);
+            first.insert((what, key), (file.clone(), document));
+            match manifest {
+                Manifest::Agent(agent) => manifests.agents.push(agent),
+                Manifest::McpServer(server) => manifests.mcp_servers.push(server),
+            }
         }
     }
     Ok(manifests)

@@ -8,6 +8,7 @@
 //! and multi-document streams all resolve exactly as they did when the manifest was read. When a
 //! step is missing, the probe fails at the deepest node it did reach.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -17,7 +18,7 @@ use crate::error::Location;
 /// One step of a path into a document.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
-    Key(&'static str),
+    Key(Cow<'static, str>),
     Index(usize),
 }
 
@@ -28,7 +29,14 @@ pub(crate) struct NodePath(pub Vec<Step>);
 impl NodePath {
     pub fn key(&self, key: &'static str) -> Self {
         let mut steps = self.0.clone();
-        steps.push(Step::Key(key));
+        steps.push(Step::Key(Cow::Borrowed(key)));
+        Self(steps)
+    }
+
+    /// A key known only at run time, such as a tool's or a variable's name.
+    pub fn name(&self, key: &str) -> Self {
+        let mut steps = self.0.clone();
+        steps.push(Step::Key(Cow::Owned(key.to_owned())));
         Self(steps)
     }
 
@@ -91,7 +99,7 @@ impl<'de> Visitor<'de> for Probe<'_> {
             return Err(A::Error::custom(HERE));
         };
         while let Some(key) = map.next_key::<yaml_serde::Value>()? {
-            if key.as_str() == Some(*wanted) {
+            if key.as_str() == Some(wanted.as_ref()) {
                 return map.next_value_seed(Probe(rest));
             }
             map.next_value::<IgnoredAny>()?;

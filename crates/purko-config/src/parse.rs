@@ -15,20 +15,23 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use crate::agent::{Agent, AgentDocument};
 use crate::error::{Error, Location, Result};
 use crate::locate::{NodePath, locate};
+use crate::mcp_server::{McpServer, McpServerDocument};
 use crate::validate::{self, Problem};
 
 /// The one `apiVersion` this version of Purko reads.
 pub const API_VERSION: &str = "purko.io/v1alpha1";
 /// The kinds this version of Purko reads.
-pub const SUPPORTED_KINDS: &[&str] = &["Agent"];
+pub const SUPPORTED_KINDS: &[&str] = &["Agent", "MCPServer"];
 /// Kinds of the design that are not read yet.
-const LATER_KINDS: &[&str] = &["MCPServer", "Workflow"];
+const LATER_KINDS: &[&str] = &["Workflow"];
 
 /// One document of a manifest file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum Manifest {
     Agent(Agent),
+    #[serde(rename = "MCPServer")]
+    McpServer(McpServer),
 }
 
 /// Reads every manifest in `text`, a file of one or more YAML documents; `path` names the file
@@ -78,6 +81,18 @@ pub(crate) fn parse_file(text: &str, path: &Path) -> Result<Parsed> {
                     spec: raw.spec,
                 }));
             }
+            "MCPServer" => {
+                let raw = McpServerDocument::deserialize(body)
+                    .map_err(|e| yaml_error(path, &e, doc.number()))?;
+                validate::mcp_server(&raw).map_err(|p| doc.problem(p))?;
+                manifests.push(Manifest::McpServer(McpServer {
+                    source: path.to_owned(),
+                    document: index + 1,
+                    api_version: raw.api_version,
+                    metadata: raw.metadata,
+                    spec: raw.spec.into_spec(),
+                }));
+            }
             other => unreachable!("check_kind returned the unsupported kind {other}"),
         }
     }
@@ -93,7 +108,7 @@ pub(crate) fn parse_file(text: &str, path: &Path) -> Result<Parsed> {
             document: None,
             message: message.into(),
             hint: format!(
-                "write a manifest that starts with apiVersion: {API_VERSION} and kind: Agent, or remove the file"
+                "write a manifest that starts with apiVersion: {API_VERSION} and kind: Agent or kind: MCPServer, or remove the file"
             ),
         });
     }
@@ -203,7 +218,7 @@ fn yaml_error(path: &Path, error: &yaml_serde::Error, document: Option<usize>) -
     } else if message.contains("unknown variant") || message.contains("unknown method") {
         "use one of the values the message lists"
     } else if message.contains("expected a manifest") {
-        "write each manifest as a mapping that starts with apiVersion: purko.io/v1alpha1 and kind: Agent; separate manifests with ---"
+        "write each manifest as a mapping that starts with apiVersion: purko.io/v1alpha1 and kind: Agent or kind: MCPServer; separate manifests with ---"
     } else if message.contains("invalid type") {
         "give the field a value of the type the message expects"
     } else {

@@ -6,6 +6,7 @@
 use schemars::JsonSchema;
 
 use crate::agent::AgentDocument;
+use crate::mcp_server::McpServerDocument;
 
 /// Any manifest document; one variant per supported kind.
 #[derive(JsonSchema)]
@@ -17,9 +18,18 @@ use crate::agent::AgentDocument;
 #[expect(dead_code, reason = "only its schema is used")]
 enum Document {
     Agent(AgentDocument),
+    McpServer(McpServerDocument),
 }
 
-/// The JSON Schema (draft 2020-12) of one manifest document.
+/// The JSON Schema (draft 2020-12) of one manifest document. The kinds exclude each other
+/// (each variant fixes `kind` to a constant), so the variants are listed as `oneOf`: a document
+/// is exactly one kind.
 pub fn json_schema() -> serde_json::Value {
-    schemars::schema_for!(Document).to_value()
+    let mut schema = schemars::schema_for!(Document).to_value();
+    if let Some(root) = schema.as_object_mut()
+        && let Some(variants) = root.remove("anyOf")
+    {
+        root.insert("oneOf".into(), variants);
+    }
+    schema
 }

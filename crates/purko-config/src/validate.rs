@@ -7,8 +7,9 @@ use std::path::Path;
 
 use purko_guard::{Policy, RawDestinations, RawPolicy};
 
-use crate::agent::{AgentDocument, Endpoint, Guardrail, Metadata, Tool, ToolType};
+use crate::agent::{AgentDocument, Endpoint, Guardrail, Metadata, SecretRef, Tool, ToolType};
 use crate::locate::NodePath;
+use crate::mcp_server::{McpServerDocument, TransportKind, Value};
 
 /// What is wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,6 +66,154 @@ pub(crate) fn agent(doc: &AgentDocument) -> Checked {
         guardrail(g, &spec.key("guardrail"))?;
     }
     Ok(())
+}
+
+pub(crate) fn mcp_server(doc: &McpServerDocument) -> Checked {
+    metadata(&doc.metadata, &NodePath::default().key("metadata"))?;
+    let at = NodePath::default().key("spec");
+    let spec = &doc.spec;
+    let (stdio, http) = (TransportKind::Stdio, TransportKind::Http);
+    let fields = [
+        ("command", stdio, spec.command.is_some()),
+        ("args", stdio, spec.args.is_some()),
+        ("env", stdio, spec.env.is_some()),
+        ("cwd", stdio, spec.cwd.is_some()),
+        ("url", http, spec.url.is_some()),
+        ("headers", http, spec.headers.is_some()),
+    ];
+    for (field, owner, present) in fields {
+        if present && owner != spec.transport {
+            let own: Vec<&str> = fields
+                .iter()
+                .filter(|(_, o, _)| *o == spec.transport)
+                .map(|(f, _, _)| *f)
+                .collect();
+            return Err(Problem::new(
+                at.key(field),
+                format!("{field} belongs to transport: {owner}"),
+                format!(
+                    "remove {field}, or write transport: {owner}; transport: {} takes {}",
+                    spec.transport,
+                    own.join(", ")
+                ),
+            ));
+        }
+    }
+    match spec.transport {
+        TransportKind::Stdio => {
+            if spec.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
+                let (node, message) = if spec.command.is_some() {
+                    (at.key("command"), "the command is empty")
+                } else {
+                    (at.key("transport"), "transport: stdio needs a command")
+                };
+                return Err(Problem::new(
+                    node,
+                    message,
+                    "write the program that starts the server, such as command: npx with args: [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/data\"]",
+                ));
+            }
+            if let Some(cwd) = &spec.cwd
+                && cwd.as_os_str().is_empty()
+            {
+                return Err(Problem::new(
+                    at.key("cwd"),
+                    "cwd names no folder",
+                    "write the folder to start the server in (relative to the manifest), or remove cwd",
+                ));
+            }
+            if let Some(env) = &spec.env {
+                for (name, value) in env {
+                    let node = at.key("env").name(name);
+                    if name.is_empty() || name.contains(['=', '\0']) {
+                        return Err(Problem::new(
+                            node,
+                            format!("'{name}' is not a valid environment variable name"),
+                            "write variable names such as LOG_LEVEL, without '='",
+                        ));
+                    }
+                    entry_value(value, name, &node, false)?;
+                }
+            }
+        }
+        TransportKind::Http => {
+            let Some(url) = &spec.url else {
+                return Err(Problem::new(
+                    at.key("transport"),
+                    "transport: http needs a url",
+                    "write the server's streamable HTTP endpoint, such as url: https://mcp.example.com/mcp",
+                ));
+            };
+            http_url(url, &at.key("url"))?;
+            if let Some(headers) = &spec.headers {
+                for (name, value) in headers {
+                    let node = at.key("headers").name(name);
+                    if !is_header_name(name) {
+                        return Err(Problem::new(
+                            node,
+                            format!("'{name}' is not a valid header name"),
+                            "write header names such as Authorization or X-Api-Key",
+                        ));
+                    }
+                    entry_value(value, name, &node, true)?;
+                }
+            }
+        }
+    }
+    positive(spec.tool_timeout_seconds, &at.key("toolTimeoutSeconds"))?;
+    positive(
+        spec.startup_timeout_seconds,
+        &at.key("startupTimeoutSeconds"),
+    )?;
+    for (tool, marks) in &spec.catalogue {
+        let node = at.key("catalogue").name(tool);
+        if tool.trim().is_empty() {
+            return Err(Problem::new(
+                node,
+                "a catalogue entry needs a tool name",
+                "write the tool's name as the server lists it",
+            ));
+        }
+        if marks.read_only && (marks.destructive || marks.egress) {
+            let other = if marks.destructive {
+                "destructive"
+            } else {
+                "egress"
+            };
+            return Err(Problem::new(
+                node,
+                format!("the tool '{tool}' cannot be marked both read_only and {other}"),
+                format!(
+                    "keep read_only for a tool that only reads, or {other} for one that does not"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An env or header value: a plain value with no line break, or a secret that names something.
+fn entry_value(value: &Value, name: &str, at: &NodePath, header: bool) -> Checked {
+    match value {
+        Value::Plain(text) if header && text.contains(['\r', '\n']) => Err(Problem::new(
+            at.clone(),
+            format!("the value of the header '{name}' holds a line break"),
+            "write the header's value on one line",
+        )),
+        Value::Secret(secret) if secret_is_empty(secret) => Err(Problem::new(
+            at.key("secretRef"),
+            "the secretRef names no variable or file",
+            "write secretRef: {env: NAME} or secretRef: {file: path}",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn secret_is_empty(secret: &SecretRef) -> bool {
+    match secret {
+        SecretRef::Env(name) => name.is_empty(),
+        SecretRef::File(path) => path.as_os_str().is_empty(),
+    }
 }
 
 fn metadata(metadata: &Metadata, at: &NodePath) -> Checked {
@@ -210,18 +359,14 @@ fn endpoint_checks(endpoint: &Endpoint, at: &NodePath) -> Checked {
             "write a header name such as Authorization or X-Api-Key",
         ));
     }
-    if let Some(secret) = &endpoint.secret_ref {
-        let empty = match secret {
-            crate::agent::SecretRef::Env(name) => name.is_empty(),
-            crate::agent::SecretRef::File(path) => path.as_os_str().is_empty(),
-        };
-        if empty {
-            return Err(Problem::new(
-                at.key("secretRef"),
-                "the secretRef names no variable or file",
-                "write secretRef: {env: NAME} or secretRef: {file: path}",
-            ));
-        }
+    if let Some(secret) = &endpoint.secret_ref
+        && secret_is_empty(secret)
+    {
+        return Err(Problem::new(
+            at.key("secretRef"),
+            "the secretRef names no variable or file",
+            "write secretRef: {env: NAME} or secretRef: {file: path}",
+        ));
     }
     for (i, name) in endpoint.headers.keys().enumerate() {
         if !is_header_name(name) {

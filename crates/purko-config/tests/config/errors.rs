@@ -176,16 +176,16 @@ fn documents_that_are_not_manifests_are_named() {
             "examples/agent.yaml:1:1: the document has no apiVersion",
         ),
         (
-            "apiVersion: purko.io/v1alpha1\nkind: MCPServer\n".into(),
-            "examples/agent.yaml:2:7: kind: 'MCPServer' is not supported yet; supported kinds: Agent",
+            "apiVersion: purko.io/v1alpha1\nkind: Workflow\n".into(),
+            "examples/agent.yaml:2:7: kind: 'Workflow' is not supported yet; supported kinds: Agent, MCPServer",
         ),
         (
             "apiVersion: purko.io/v1alpha1\nkind: Robot\n".into(),
-            "examples/agent.yaml:2:7: kind: unknown kind 'Robot'; supported kinds: Agent",
+            "examples/agent.yaml:2:7: kind: unknown kind 'Robot'; supported kinds: Agent, MCPServer",
         ),
         (
             "apiVersion: purko.io/v1alpha1\nmetadata: {name: a}\n".into(),
-            "examples/agent.yaml:1:1: the document has no kind; supported kinds: Agent",
+            "examples/agent.yaml:1:1: the document has no kind; supported kinds: Agent, MCPServer",
         ),
         (String::new(), "examples/agent.yaml: the file is empty"),
         (
@@ -236,10 +236,179 @@ fn hints_say_what_to_do() {
     let (_, hint) = error("apiVersion: purko.io/v1\nkind: Agent\n");
     assert_eq!(hint, "write apiVersion: purko.io/v1alpha1");
     let (_, hint) = error("apiVersion: purko.io/v1alpha1\nkind: Workflow\n");
-    assert_eq!(hint, "write kind: Agent");
+    assert_eq!(hint, "write kind: Agent or kind: MCPServer");
     let (_, hint) = error(&with_spec("  bogus: 1\n"));
     assert_eq!(
         hint,
         "remove the field or correct its spelling; the message lists the fields allowed there"
     );
+}
+
+const SERVER: &str =
+    "apiVersion: purko.io/v1alpha1\nkind: MCPServer\nmetadata:\n  name: fs\nspec:\n";
+
+fn server(spec: &str) -> String {
+    format!("{SERVER}{spec}")
+}
+
+#[test]
+fn mcp_server_fields_of_the_other_transport_are_refused_at_their_place() {
+    let stdio = "  transport: stdio\n  command: npx\n";
+    let http = "  transport: http\n  url: https://mcp.example.com/mcp\n";
+    assert_errors(&[
+        (
+            server(&format!("{stdio}  url: https://mcp.example.com/mcp\n")),
+            "examples/agent.yaml:8:8: spec.url: url belongs to transport: http",
+        ),
+        (
+            server(&format!("{stdio}  headers: {{X-A: b}}\n")),
+            "examples/agent.yaml:8:12: spec.headers: headers belongs to transport: http",
+        ),
+        (
+            server(&format!("{http}  command: npx\n")),
+            "examples/agent.yaml:8:12: spec.command: command belongs to transport: stdio",
+        ),
+        (
+            server(&format!("{http}  args: []\n")),
+            "examples/agent.yaml:8:9: spec.args: args belongs to transport: stdio",
+        ),
+        (
+            server(&format!("{http}  env: {{A: b}}\n")),
+            "examples/agent.yaml:8:8: spec.env: env belongs to transport: stdio",
+        ),
+        (
+            server(&format!("{http}  cwd: /srv\n")),
+            "examples/agent.yaml:8:8: spec.cwd: cwd belongs to transport: stdio",
+        ),
+        (
+            server("  {transport: http, url: 'https://h/mcp', cwd: /srv}\n"),
+            "examples/agent.yaml:6:48: spec.cwd: cwd belongs to transport: stdio",
+        ),
+    ]);
+    let (_, hint) = error(&server(&format!("{stdio}  url: https://h/mcp\n")));
+    assert_eq!(
+        hint,
+        "remove url, or write transport: http; transport: stdio takes command, args, env, cwd"
+    );
+}
+
+#[test]
+fn mcp_server_shape_errors_come_from_serde_with_the_place() {
+    assert_errors(&[
+        (
+            server("  transport: stdio\n  command: npx\n  comand: npx\n"),
+            "examples/agent.yaml:8:3: spec: unknown field 'comand', expected one of 'transport', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'toolTimeoutSeconds', 'startupTimeoutSeconds', 'catalogue'",
+        ),
+        (
+            server("  transport: sse\n"),
+            "examples/agent.yaml:6:14: spec.transport: unknown variant 'sse', expected 'stdio' or 'http'",
+        ),
+        (
+            server("  command: npx\n"),
+            "examples/agent.yaml:6:3: spec: missing field 'transport'",
+        ),
+        (
+            server("  transport: stdio\n  command: npx\n  catalogue:\n    read_file: {read_only: true, readonly: true}\n"),
+            "examples/agent.yaml:9:34: spec.catalogue.read_file: unknown field 'readonly', expected one of 'read_only', 'destructive', 'egress'",
+        ),
+        (
+            server("  transport: stdio\n  command: npx\n  catalogue:\n    read_file: {kind: read}\n"),
+            "examples/agent.yaml:9:17: spec.catalogue.read_file: unknown field 'kind', expected one of 'read_only', 'destructive', 'egress'",
+        ),
+        (
+            server("  transport: stdio\n  command: npx\n  env:\n    PORT: 8080\n"),
+            "examples/agent.yaml:9:11: spec.env.PORT: invalid type: integer '8080', expected a string (quote numbers and booleans) or {secretRef: {env: NAME}} or {secretRef: {file: path}}",
+        ),
+        (
+            server("  transport: stdio\n  command: npx\n  env:\n    TOKEN: {secret: {env: T}}\n"),
+            "examples/agent.yaml:9:12: spec.env.TOKEN: unknown field 'secret', expected 'secretRef'",
+        ),
+        (
+            server("  transport: http\n  url: https://h/mcp\n  headers:\n    Authorization: {secretRef: {vault: T}}\n"),
+            "examples/agent.yaml:9:32: spec.headers.Authorization.secretRef: unknown field 'vault', expected 'env' or 'file'",
+        ),
+        (
+            server("  transport: stdio\n  command: npx\n  metadata: {}\n"),
+            "examples/agent.yaml:8:3: spec: unknown field 'metadata', expected one of 'transport', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'toolTimeoutSeconds', 'startupTimeoutSeconds', 'catalogue'",
+        ),
+        (
+            "apiVersion: purko.io/v1alpha1\nkind: MCPServer\nmetadata: {name: fs}\nspec: {transport: stdio, command: npx}\nstatus: {}\n".into(),
+            "examples/agent.yaml:5:1: unknown field 'status', expected one of 'apiVersion', 'kind', 'metadata', 'spec'",
+        ),
+    ]);
+}
+
+#[test]
+fn mcp_server_checks_after_deserialising_point_at_their_node() {
+    let stdio = "  transport: stdio\n  command: npx\n";
+    assert_errors(&[
+        (
+            server("  transport: stdio\n  args: [x]\n"),
+            "examples/agent.yaml:6:14: spec.transport: transport: stdio needs a command",
+        ),
+        (
+            server("  transport: stdio\n  command: ' '\n"),
+            "examples/agent.yaml:7:12: spec.command: the command is empty",
+        ),
+        (
+            server("  transport: http\n  headers: {A: b}\n"),
+            "examples/agent.yaml:6:14: spec.transport: transport: http needs a url",
+        ),
+        (
+            server("  transport: http\n  url: ftp://h/mcp\n"),
+            "examples/agent.yaml:7:8: spec.url: 'ftp://h/mcp' is not an http or https URL",
+        ),
+        (
+            server("  transport: http\n  url: https://h/mcp\n  headers:\n    Bad Header: x\n"),
+            "examples/agent.yaml:9:17: spec.headers.Bad Header: 'Bad Header' is not a valid header name",
+        ),
+        (
+            server("  transport: http\n  url: https://h/mcp\n  headers:\n    X-A: \"a\\nb\"\n"),
+            "examples/agent.yaml:9:10: spec.headers.X-A: the value of the header 'X-A' holds a line break",
+        ),
+        (
+            server("  transport: http\n  url: https://h/mcp\n  headers:\n    X-A: {secretRef: {env: ''}}\n"),
+            "examples/agent.yaml:9:22: spec.headers.X-A.secretRef: the secretRef names no variable or file",
+        ),
+        (
+            server(&format!("{stdio}  env:\n    A=B: x\n")),
+            "examples/agent.yaml:9:10: spec.env.A=B: 'A=B' is not a valid environment variable name",
+        ),
+        (
+            server(&format!("{stdio}  env:\n    T: {{secretRef: {{file: ''}}}}\n")),
+            "examples/agent.yaml:9:20: spec.env.T.secretRef: the secretRef names no variable or file",
+        ),
+        (
+            server(&format!("{stdio}  cwd: ''\n")),
+            "examples/agent.yaml:8:8: spec.cwd: cwd names no folder",
+        ),
+        (
+            server(&format!("{stdio}  toolTimeoutSeconds: 0\n")),
+            "examples/agent.yaml:8:23: spec.toolTimeoutSeconds: must be more than 0",
+        ),
+        (
+            server(&format!("{stdio}  startupTimeoutSeconds: 0\n")),
+            "examples/agent.yaml:8:26: spec.startupTimeoutSeconds: must be more than 0",
+        ),
+        (
+            server(&format!("{stdio}  catalogue:\n    rm: {{read_only: true, destructive: true}}\n")),
+            "examples/agent.yaml:9:9: spec.catalogue.rm: the tool 'rm' cannot be marked both read_only and destructive",
+        ),
+        (
+            server(&format!("{stdio}  catalogue:\n    fetch: {{read_only: true, egress: true}}\n")),
+            "examples/agent.yaml:9:12: spec.catalogue.fetch: the tool 'fetch' cannot be marked both read_only and egress",
+        ),
+        (
+            server(&format!("{stdio}  catalogue:\n    '': {{read_only: true}}\n")),
+            "examples/agent.yaml:9:9: spec.catalogue.: a catalogue entry needs a tool name",
+        ),
+        (
+            "apiVersion: purko.io/v1alpha1\nkind: MCPServer\nmetadata: {name: github/server}\nspec: {transport: stdio, command: x}\n".into(),
+            "examples/agent.yaml:3:18: metadata.name: 'github/server' is not a valid name: use lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters",
+        ),
+        (
+            format!("{}---\n{}", crate::agent_yaml("a"), server("  transport: stdio\n")),
+            "examples/agent.yaml:12:14: document 2: spec.transport: transport: stdio needs a command",
+        ),
+    ]);
 }

@@ -117,3 +117,47 @@ fn an_error_in_a_folder_names_the_file() {
         "<dir>/b/tool_kinds.yaml:1:1: the document has no apiVersion"
     );
 }
+
+fn server_yaml(name: &str, namespace: &str) -> String {
+    format!(
+        "apiVersion: purko.io/v1alpha1\nkind: MCPServer\nmetadata:\n  name: {name}\n  namespace: {namespace}\nspec: {{transport: stdio, command: npx}}\n"
+    )
+}
+
+#[test]
+fn mcp_servers_load_in_order_beside_agents_and_are_unique_by_namespace_and_name() {
+    let scratch = Scratch::new();
+    scratch.write(
+        "a.yaml",
+        &format!("{}---\n{}", server_yaml("fs", "default"), agent_yaml("fs")),
+    );
+    scratch.write("b/c.yaml", &server_yaml("fs", "other"));
+    scratch.write("d.yaml", &server_yaml("github", "default"));
+    let manifests = load(std::slice::from_ref(&scratch.dir)).unwrap();
+    let keys: Vec<String> = manifests
+        .mcp_servers
+        .iter()
+        .map(purko_config::McpServer::key)
+        .collect();
+    // An agent and a server may share a name: they are different kinds.
+    assert_eq!(keys, ["default/fs", "other/fs", "default/github"]);
+    assert_eq!(manifests.agents.len(), 1);
+    let other = manifests.mcp_server("other/fs").unwrap();
+    assert_eq!(other.source, scratch.dir.join("b/c.yaml"));
+    assert_eq!(other.base_dir(), scratch.dir.join("b"));
+    assert!(manifests.mcp_server("default/nothing").is_none());
+
+    scratch.write(
+        "e.yaml",
+        &format!("{}---\n{}", agent_yaml("e"), server_yaml("fs", "other")),
+    );
+    let error = load(std::slice::from_ref(&scratch.dir)).unwrap_err();
+    assert_eq!(
+        scratch.show(&error),
+        "<dir>/e.yaml:10:9: document 2: metadata.name: the MCP server 'other/fs' is defined twice, first in <dir>/b/c.yaml (document 1)"
+    );
+    assert_eq!(
+        error.hint(),
+        "give each server its own name or namespace, or remove one of the two"
+    );
+}

@@ -1,0 +1,165 @@
+//! Servers that do not start, do not answer, answer garbage or die: each is reported, retried,
+//! and never disturbs the others.
+
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use purko_mcp::{Registry, ServerState, Transport};
+use purko_protocol::Code;
+use serde_json::json;
+
+use crate::{args, assert_ready, everything, exposed, spec, started, status, text, wait_for};
+
+fn node_eval(code: &str) -> Transport {
+    Transport::Stdio {
+        command: "node".into(),
+        args: vec!["-e".into(), code.into()],
+        env: vec![("SECRET_TOKEN".into(), "tok-very-secret".into())],
+        cwd: None,
+    }
+}
+
+#[tokio::test]
+async fn a_missing_command_fails_clearly_and_others_run() {
+    let missing = Transport::Stdio {
+        command: "purko-no-such-command".into(),
+        args: vec![],
+        env: vec![],
+        cwd: None,
+    };
+    let registry = started(vec![
+        spec("ghost", missing),
+        spec("everything", everything()),
+    ])
+    .await;
+    let ghost = status(&registry, "ghost");
+    assert_eq!(ghost.state, ServerState::Failed, "{ghost:#?}");
+    let error = ghost.last_error.unwrap();
+    assert!(
+        error.contains("'purko-no-such-command' could not be started"),
+        "{error}"
+    );
+    assert_ready(&registry, "everything");
+    assert_eq!(
+        text(
+            &registry
+                .call("echo", args(json!({"message": "fine"})), None)
+                .await
+        ),
+        "Echo: fine"
+    );
+    registry.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_initialize_fails_after_the_startup_timeout() {
+    let mut silent = spec("silent", node_eval("setInterval(() => {}, 1000)"));
+    silent.startup_timeout = Duration::from_millis(500);
+    let registry = started(vec![silent]).await;
+    let s = status(&registry, "silent");
+    assert_eq!(s.state, ServerState::Failed, "{s:#?}");
+    let error = s.last_error.unwrap();
+    assert!(error.contains("did not answer initialize"), "{error}");
+    assert!(exposed(&registry).is_empty());
+    registry.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_prints_garbage_fails_without_harm() {
+    let mut garbage = spec(
+        "garbage",
+        node_eval(
+            "console.log('not json'); console.error('tok-very-secret leaked'); setInterval(() => {}, 1000)",
+        ),
+    );
+    garbage.startup_timeout = Duration::from_secs(2);
+    let registry = started(vec![garbage, spec("everything", everything())]).await;
+    let s = status(&registry, "garbage");
+    assert_eq!(s.state, ServerState::Failed, "{s:#?}");
+    let error = s.last_error.clone().unwrap_or_default();
+    assert!(error.contains("did not answer initialize"), "{error}");
+    assert!(error.contains("[redacted] leaked"), "{error}");
+    assert!(!format!("{s:?}").contains("tok-very-secret"), "{s:#?}");
+    assert_ready(&registry, "everything");
+    registry.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_exits_at_once_is_retried_with_backoff() {
+    let registry = Registry::start(vec![spec("quitter", node_eval("process.exit(3)"))]);
+    wait_for(&registry, "two restarts", |s| s[0].restarts >= 2).await;
+    let s = status(&registry, "quitter");
+    assert_ne!(s.state, ServerState::Ready);
+    assert!(s.last_error.is_some(), "{s:#?}");
+    registry.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_killed_server_is_restarted_and_calls_meanwhile_are_unavailable() {
+    let registry = started(vec![spec("everything", everything())]).await;
+    let first = assert_ready(&registry, "everything");
+    let pid = first.pid.expect("a stdio server has a pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_for(&registry, "the server to be noticed down", |s| {
+        s[0].state != ServerState::Ready
+    })
+    .await;
+    let during = registry
+        .call("echo", args(json!({"message": "x"})), None)
+        .await;
+    // Unless the restart already finished (then the call simply works).
+    if !during.is_success() {
+        assert_eq!(during.code, Some(Code::UpstreamUnavailable), "{during:#?}");
+        assert!(
+            during.message.as_ref().unwrap().contains("try again in"),
+            "{during:#?}"
+        );
+        assert!(during.retry_after_seconds.is_some());
+    }
+    wait_for(&registry, "the server to come back", |s| {
+        s[0].state == ServerState::Ready
+    })
+    .await;
+    let again = status(&registry, "everything");
+    assert_ne!(again.pid, Some(pid));
+    assert_eq!(again.restarts, 1);
+    assert!(exposed(&registry).iter().any(|n| n == "echo"));
+    assert_eq!(
+        text(
+            &registry
+                .call("echo", args(json!({"message": "back"})), None)
+                .await
+        ),
+        "Echo: back"
+    );
+    registry.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_dying_mid_call_answers_unavailable_not_a_hang() {
+    let registry = started(vec![spec("everything", everything())]).await;
+    let pid = assert_ready(&registry, "everything").pid.unwrap();
+    let call = registry.call(
+        "trigger-long-running-operation",
+        args(json!({"duration": 20, "steps": 2})),
+        None,
+    );
+    let kill = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap();
+    };
+    let (answer, ()) = tokio::join!(call, kill);
+    assert_eq!(answer.code, Some(Code::UpstreamUnavailable), "{answer:#?}");
+    wait_for(&registry, "the server to come back", |s| {
+        s[0].state == ServerState::Ready
+    })
+    .await;
+    registry.shutdown().await;
+}
