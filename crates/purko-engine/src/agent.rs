@@ -4,12 +4,15 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
 use purko_config::{Agent, Endpoint, Tool, ToolType};
 use purko_guard::{Catalogue, Guard, GuardConfig, Inference, KindsFile, Policy};
 use purko_http::{ApiTool, Auth, Egress, Secret};
-use purko_protocol::ToolSpec;
+use purko_mcp::McpTool;
+use purko_protocol::{Autonomy, ToolSpec};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
@@ -17,13 +20,16 @@ use crate::error::{Error, Result};
 /// Where a tool runs.
 #[derive(Debug)]
 pub enum Backend {
-    Api(ApiTool),
+    Api(Arc<ApiTool>),
+    /// A tool of a registered MCP server, by the name agents see.
+    Mcp,
 }
 
 impl Backend {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Api(_) => "api",
+            Self::Mcp => "mcp",
         }
     }
 }
@@ -35,14 +41,26 @@ pub struct Webhook {
     pub headers: Vec<(String, String)>,
 }
 
+/// Which MCP tools an agent sees (seed 000: no `spec.tools` means every registered MCP tool).
+#[derive(Clone, Debug)]
+enum McpAccess {
+    All,
+    Listed(Vec<String>),
+}
+
+/// What an agent can call right now: rebuilt whenever a registered server's tool list changes.
+#[derive(Debug)]
+pub struct View {
+    pub guard: Guard,
+    pub backends: HashMap<String, Backend>,
+    /// Tools the manifest lists that nothing can run here, with their type.
+    pub unavailable: HashMap<String, &'static str>,
+}
+
 /// An agent, ready to judge and run calls.
 #[derive(Debug)]
 pub struct AgentRuntime {
     pub key: String,
-    pub guard: Guard,
-    pub backends: HashMap<String, Backend>,
-    /// Tools the manifest lists whose backend this build cannot run yet, with their type.
-    pub unavailable: HashMap<String, &'static str>,
     pub egress: Egress,
     /// Values that must never appear in an observation.
     pub secrets: Vec<String>,
@@ -51,6 +69,15 @@ pub struct AgentRuntime {
     pub wait: bool,
     pub webhook: Option<Webhook>,
     pub max_output_bytes: usize,
+    api_tools: Vec<(ToolSpec, Arc<ApiTool>)>,
+    mcp: McpAccess,
+    /// Function and builtin tools the manifest lists (their backends come later).
+    not_served: Vec<(String, &'static str)>,
+    kinds: Option<KindsFile>,
+    policy: Policy,
+    inference: Inference,
+    autonomy: Autonomy,
+    view: ArcSwap<View>,
 }
 
 /// The default cap on what one observation carries back to the model.
@@ -59,36 +86,30 @@ pub const MAX_OUTPUT_BYTES: usize = 100_000;
 impl AgentRuntime {
     pub fn build(agent: &Agent) -> Result<Self> {
         let key = agent.key();
-        let fail = |message: String, hint: &str| Error::Agent {
-            source_file: agent.source.clone(),
-            agent: key.clone(),
-            message,
-            hint: hint.to_owned(),
-        };
         let base = agent.base_dir();
-        let mut specs = Vec::new();
-        let mut backends = HashMap::new();
-        let mut unavailable = HashMap::new();
+        let mut api_tools = Vec::new();
+        let mut listed_mcp = Vec::new();
+        let mut not_served = Vec::new();
         let mut secrets = Vec::new();
         for tool in agent.spec.tools.iter().flatten() {
             match (tool.tool_type, &tool.endpoint) {
                 (ToolType::Api, Some(endpoint)) => {
                     let api = api_tool(tool, endpoint, base, &mut secrets)?;
-                    specs.push(api_spec(tool, endpoint));
-                    backends.insert(tool.name.clone(), Backend::Api(api));
+                    api_tools.push((api_spec(tool, endpoint), Arc::new(api)));
                 }
-                (other, _) => {
-                    unavailable.insert(tool.name.clone(), other.as_str());
-                }
+                (ToolType::Mcp, _) => listed_mcp.push(tool.name.clone()),
+                (other, _) => not_served.push((tool.name.clone(), other.as_str())),
             }
         }
-        let catalogue = Catalogue::new(specs)
-            .map_err(|e| fail(e, "give every tool of the agent its own name in spec.tools"))?;
+        let mcp = if agent.spec.tools.is_none() {
+            McpAccess::All
+        } else {
+            McpAccess::Listed(listed_mcp)
+        };
         let kinds = agent
             .tool_kinds_path()
             .map(|path| KindsFile::load(&path))
             .transpose()?;
-        let guardrail = agent.spec.guardrail.as_ref();
         let inference = if agent.infer() {
             Inference::On
         } else {
@@ -96,13 +117,13 @@ impl AgentRuntime {
         };
         let policy = Policy::compile(agent.policy(), &agent.source)?;
         let admitted = &agent.policy().destinations.allow;
-        let egress = Egress::new(admitted).map_err(|e| {
-            fail(
-                e.to_string(),
-                "write destinations.allow entries as host names, URLs or e-mail addresses",
-            )
+        let egress = Egress::new(admitted).map_err(|e| Error::Agent {
+            source_file: agent.source.clone(),
+            agent: key.clone(),
+            message: e.to_string(),
+            hint: "write destinations.allow entries as host names, URLs or e-mail addresses".into(),
         })?;
-        let approvals = guardrail.map(|g| &g.approvals);
+        let approvals = agent.spec.guardrail.as_ref().map(|g| &g.approvals);
         let webhook = approvals.and_then(|a| a.webhook.as_ref()).map(|w| Webhook {
             url: w.url.clone(),
             headers: w
@@ -111,24 +132,98 @@ impl AgentRuntime {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         });
-        Ok(Self {
-            guard: Guard::new(GuardConfig {
-                catalogue,
-                kinds,
-                inference,
-                policy,
-                autonomy: agent.spec.autonomy_level,
-            }),
+        let runtime = Self {
             key,
-            backends,
-            unavailable,
             egress,
             secrets,
             approval_timeout: agent.approval_timeout(),
             wait: approvals.is_none_or(|a| a.wait),
             webhook,
             max_output_bytes: MAX_OUTPUT_BYTES,
-        })
+            api_tools,
+            mcp,
+            not_served,
+            kinds,
+            policy,
+            inference,
+            autonomy: agent.spec.autonomy_level,
+            view: ArcSwap::from_pointee(View {
+                guard: Guard::new(GuardConfig {
+                    catalogue: Catalogue::default(),
+                    kinds: None,
+                    inference: Inference::Off,
+                    policy: Policy::default(),
+                    autonomy: Autonomy::Manual,
+                }),
+                backends: HashMap::new(),
+                unavailable: HashMap::new(),
+            }),
+        };
+        runtime.rebuild(&[])?;
+        Ok(runtime)
+    }
+
+    /// What the agent can call now.
+    pub fn view(&self) -> Arc<View> {
+        self.view.load_full()
+    }
+
+    /// Rebuilds the view with the registered servers' current tools.
+    pub fn rebuild(&self, mcp_tools: &[McpTool]) -> Result<()> {
+        let mut specs: Vec<ToolSpec> = Vec::new();
+        let mut backends = HashMap::new();
+        let mut unavailable: HashMap<String, &'static str> = self
+            .not_served
+            .iter()
+            .map(|(name, kind)| (name.clone(), *kind))
+            .collect();
+        for (spec, api) in &self.api_tools {
+            specs.push(spec.clone());
+            backends.insert(spec.name.clone(), Backend::Api(Arc::clone(api)));
+        }
+        let listed = match &self.mcp {
+            McpAccess::All => None,
+            McpAccess::Listed(names) => Some(names),
+        };
+        for tool in mcp_tools {
+            let visible = listed.is_none_or(|names| names.contains(&tool.exposed));
+            if visible && !backends.contains_key(&tool.exposed) {
+                specs.push(tool.spec.clone());
+                backends.insert(tool.exposed.clone(), Backend::Mcp);
+            }
+        }
+        for name in listed.into_iter().flatten() {
+            if !backends.contains_key(name) {
+                unavailable.insert(name.clone(), "mcp");
+            }
+        }
+        let catalogue = Catalogue::new(specs).map_err(|message| Error::Agent {
+            source_file: std::path::PathBuf::new(),
+            agent: self.key.clone(),
+            message,
+            hint: "give every tool of the agent its own name".into(),
+        })?;
+        let guard = Guard::new(GuardConfig {
+            catalogue,
+            kinds: self.kinds.clone(),
+            inference: self.inference,
+            policy: self.policy.clone(),
+            autonomy: self.autonomy,
+        });
+        self.view.store(Arc::new(View {
+            guard,
+            backends,
+            unavailable,
+        }));
+        Ok(())
+    }
+
+    /// Whether the agent may see MCP tools at all.
+    pub fn uses_mcp(&self) -> bool {
+        match &self.mcp {
+            McpAccess::All => true,
+            McpAccess::Listed(names) => !names.is_empty(),
+        }
     }
 }
 
@@ -180,19 +275,19 @@ fn api_tool(
 
 /// The tools an agent can see, as `GET /api/tools` lists them.
 pub fn tool_views(agent: &AgentRuntime) -> Vec<Value> {
-    agent
-        .guard
+    let view = agent.view();
+    view.guard
         .catalogue()
         .tools()
         .iter()
-        .filter(|t| agent.guard.could_call(&t.name))
+        .filter(|t| view.guard.could_call(&t.name))
         .filter_map(|t| {
-            let c = agent.guard.classification(&t.name)?;
+            let c = view.guard.classification(&t.name)?;
             Some(json!({
                 "name": t.name,
                 "description": t.description,
                 "inputSchema": t.input_schema,
-                "backend": agent.backends.get(&t.name).map(Backend::name),
+                "backend": view.backends.get(&t.name).map(Backend::name),
                 "kind": c.kind,
                 "kind_source": c.source,
                 "kind_reason": c.reason,

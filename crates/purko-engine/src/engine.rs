@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use purko_config::Manifests;
 use purko_http::{ApiClient, ApiRequest};
+use purko_mcp::Registry;
 use purko_protocol::{
     Approval, ApprovalId, ApprovalStatus, Code, DecisionId, Effect, Evaluation, Kind, Observation,
     Status, ToolCall,
@@ -27,13 +28,14 @@ use purko_store::{
 use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
 
-use crate::agent::{AgentRuntime, Backend, tool_views};
+use crate::agent::{AgentRuntime, Backend, View, tool_views};
 use crate::approvals::{self, Gate};
 use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
 use crate::observe::observe;
 use crate::once::{arguments_digest, idempotency_key};
+use crate::servers;
 
 /// How the engine behaves beyond what manifests say.
 #[derive(Clone, Debug)]
@@ -75,6 +77,7 @@ pub struct Engine {
     secret: [u8; 32],
     options: EngineOptions,
     metrics: Metrics,
+    registry: Registry,
 }
 
 impl std::fmt::Debug for Engine {
@@ -93,18 +96,28 @@ impl Engine {
         store: Arc<dyn Store>,
         options: EngineOptions,
     ) -> Result<Self> {
+        let servers = servers::specs(manifests)?;
+        let startup = servers.startup_timeout();
+        let registry = Registry::start(servers.specs);
+        if startup > Duration::ZERO {
+            registry.ready(startup).await;
+        }
+        let tools = registry.tools();
         let mut agents = BTreeMap::new();
         for agent in &manifests.agents {
-            let runtime = AgentRuntime::build(agent)?;
-            for (tool, backend) in &runtime.unavailable {
+            let mut runtime = AgentRuntime::build(agent)?;
+            runtime.secrets.extend(servers.secrets.iter().cloned());
+            runtime.rebuild(&tools)?;
+            for (tool, backend) in &runtime.view().unavailable {
                 tracing::warn!(
                     agent = %runtime.key,
                     tool = %tool,
-                    "tool type '{backend}' is not served by this build of Purko yet; calls of it answer NO_RESULT"
+                    "no '{backend}' backend here serves this tool; calls of it answer NO_RESULT"
                 );
             }
             agents.insert(runtime.key.clone(), Arc::new(runtime));
         }
+        servers::follow(&registry, agents.values().cloned().collect());
         purko_http::install_crypto();
         let run = store.start_run(now_ms()).await?;
         let secret = store.idempotency_secret().await?;
@@ -122,7 +135,20 @@ impl Engine {
             secret,
             options,
             metrics: Metrics::default(),
+            registry,
         })
+    }
+
+    /// The registered MCP servers.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// `GET /api/mcp/tools`: every registered server with its status, and its tools with their
+    /// kinds (as the agent's guardrail sees them when an agent is named).
+    pub fn mcp_tools(&self, agent: Option<&str>) -> Result<Value> {
+        let view = agent.map(|a| self.agent(a).map(|a| a.view())).transpose()?;
+        Ok(servers::listing(&self.registry, view.as_deref()))
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
@@ -192,10 +218,16 @@ impl Engine {
         let agent = Arc::clone(self.agent(&request.agent)?);
         let created_at_ms = now_ms();
         let started = Instant::now();
-        let evaluation = agent.guard.evaluate(&ToolCall::new(
-            request.name.clone(),
-            request.arguments.clone(),
-        ));
+        let call = ToolCall::new(request.name.clone(), request.arguments.clone());
+        let mut view = agent.view();
+        let mut evaluation = view.guard.evaluate(&call);
+        if evaluation.code == Some(Code::ToolNotFound) && agent.uses_mcp() {
+            // Seed 000: a name missing from the cached map asks every server again first.
+            self.registry.refresh().await;
+            agent.rebuild(&self.registry.tools())?;
+            view = agent.view();
+            evaluation = view.guard.evaluate(&call);
+        }
         self.metrics.judged(
             &agent.key,
             &request.name,
@@ -212,14 +244,21 @@ impl Engine {
         };
 
         if evaluation.effect == Effect::Deny {
-            let observation = refusal(&agent, &request, &evaluation);
+            let observation = refusal(&view, &request, &evaluation);
             let outcome = Self::outcome(&observation, started, None);
             self.store.record_decision(&record(Some(outcome))).await?;
             return Ok(self.finish(observation));
         }
         if evaluation.effect == Effect::Allow && evaluation.kind == Some(Kind::Read) {
             let observation = self
-                .execute(&agent, &request, &evaluation, &request.arguments, None)
+                .execute(
+                    &agent,
+                    &view,
+                    &request,
+                    &evaluation,
+                    &request.arguments,
+                    None,
+                )
                 .await;
             let outcome = Self::outcome(&observation, started, None);
             // Write-behind: a read changed nothing, so its audit line need not hold up the
@@ -263,7 +302,9 @@ impl Engine {
         let arguments = approval
             .as_ref()
             .map_or(&request.arguments, |a| &a.arguments);
-        let observation = self.once(&agent, &request, &evaluation, arguments).await?;
+        let observation = self
+            .once(&agent, &view, &request, &evaluation, arguments)
+            .await?;
         let outcome = Self::outcome(&observation, started, approval.map(|a| a.id));
         self.store
             .record_outcome(&evaluation.decision_id, &outcome)
@@ -305,13 +346,14 @@ impl Engine {
             }
         }
         if let Ok(agent) = self.agent(&record.agent) {
+            let view = agent.view();
             let then_kinds = record.evaluation.kinds_digest.as_deref();
-            if then_kinds != agent.guard.kinds_digest() {
+            if then_kinds != view.guard.kinds_digest() {
                 text.push_str(
                     "  note        the tool_kinds.yaml in force now differs from the one that judged this call\n",
                 );
             }
-            if record.evaluation.policy_digest != agent.guard.policy_digest() {
+            if record.evaluation.policy_digest != view.guard.policy_digest() {
                 text.push_str(
                     "  note        the agent's rules, destinations or autonomy have changed since this call was judged\n",
                 );
@@ -352,6 +394,7 @@ impl Engine {
     async fn once(
         &self,
         agent: &AgentRuntime,
+        view: &View,
         request: &CallRequest,
         evaluation: &Evaluation,
         arguments: &Value,
@@ -383,7 +426,7 @@ impl Engine {
             }
         }
         let observation = self
-            .execute(agent, request, evaluation, arguments, key.as_deref())
+            .execute(agent, view, request, evaluation, arguments, key.as_deref())
             .await;
         if let Some(key) = &key {
             if nothing_happened(&observation) {
@@ -422,12 +465,13 @@ impl Engine {
     async fn execute(
         &self,
         agent: &AgentRuntime,
+        view: &View,
         request: &CallRequest,
         evaluation: &Evaluation,
         arguments: &Value,
         key: Option<&str>,
     ) -> Observation {
-        let Some(backend) = agent.backends.get(&request.name) else {
+        let Some(backend) = view.backends.get(&request.name) else {
             return no_result(&request.name).with_decision(evaluation.decision_id.clone());
         };
         let started = Instant::now();
@@ -442,6 +486,15 @@ impl Engine {
                         egress: &agent.egress,
                         max_body_bytes: agent.max_output_bytes,
                     })
+                    .await
+            }
+            Backend::Mcp => {
+                self.registry
+                    .call(
+                        &request.name,
+                        arguments.as_object().cloned().unwrap_or_default(),
+                        key,
+                    )
                     .await
             }
         };
@@ -532,16 +585,23 @@ fn no_result(name: &str) -> Observation {
 }
 
 /// The observation of a denied call.
-fn refusal(agent: &AgentRuntime, request: &CallRequest, evaluation: &Evaluation) -> Observation {
+fn refusal(view: &View, request: &CallRequest, evaluation: &Evaluation) -> Observation {
     let code = evaluation.code.unwrap_or(Code::DeniedByPolicy);
     if code == Code::ToolNotFound
-        && let Some(backend) = agent.unavailable.get(&request.name)
+        && let Some(backend) = view.unavailable.get(&request.name)
     {
         let mut o = no_result(&request.name);
-        o.remediation = Some(format!(
-            "{} is a '{backend}' tool, which this Purko does not serve yet; use another tool",
-            request.name
-        ));
+        o.remediation = Some(if *backend == "mcp" {
+            format!(
+                "no registered MCP server offers {} right now; use another tool",
+                request.name
+            )
+        } else {
+            format!(
+                "{} is a '{backend}' tool, which this Purko does not serve yet; use another tool",
+                request.name
+            )
+        });
         return o.with_decision(evaluation.decision_id.clone());
     }
     let status = match code {

@@ -8,8 +8,9 @@ mod error;
 mod metrics;
 mod observe;
 mod once;
+mod servers;
 
-pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES};
+pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES, View};
 pub use clock::now_ms;
 pub use engine::{CallRequest, Engine, EngineOptions};
 pub use error::{Error, Result};

@@ -31,6 +31,7 @@ pub fn router(engine: Arc<Engine>, tokens: Tokens) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/tools", get(tools))
+        .route("/api/mcp/tools", get(mcp_tools))
         .route("/api/tools/call", post(call))
         .route("/api/decisions", get(decisions))
         .route("/api/decisions/{id}", get(decision))
@@ -106,6 +107,15 @@ async fn tools(
     };
     let tools = app.engine.tools(&agent)?;
     Ok(Json(json!({"agent": agent, "tools": tools})))
+}
+
+async fn mcp_tools(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(q): Query<AgentQuery>,
+) -> Result<Json<Value>, ApiError> {
+    app.tokens.caller(&headers)?;
+    Ok(Json(app.engine.mcp_tools(q.agent.as_deref())?))
 }
 
 #[derive(Deserialize)]

@@ -7,6 +7,7 @@
     reason = "a broken fixture should fail the test loudly"
 )]
 
+mod mcp;
 mod support;
 
 use std::os::unix::fs::PermissionsExt;
