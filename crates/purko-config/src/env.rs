@@ -26,6 +26,10 @@ pub struct Environment {
 
 impl Environment {
     /// Reads the process environment.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "this module is where Purko reads its environment"
+    )]
     pub fn from_process() -> Self {
         Self::from_lookup(|name| std::env::var_os(name))
     }
@@ -59,6 +63,10 @@ impl fmt::Debug for Environment {
 }
 
 /// A variable's value for a secret, or why there is none.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "this module is where Purko reads its environment"
+)]
 pub(crate) fn secret_var(name: &str) -> Result<String, &'static str> {
     match std::env::var(name) {
         Ok(value) => Ok(value),

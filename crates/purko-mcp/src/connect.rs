@@ -109,7 +109,12 @@ async fn open_unbounded(
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args).env_clear().kill_on_drop(true);
             for name in INHERITED_ENV {
-                if let Some(value) = std::env::var_os(name) {
+                #[expect(
+                    clippy::disallowed_methods,
+                    reason = "a child gets the few variables any process needs (PATH, HOME, ...), as the MCP SDKs do; Purko's own secrets stay out"
+                )]
+                let value = std::env::var_os(name);
+                if let Some(value) = value {
                     cmd.env(name, value);
                 }
             }
