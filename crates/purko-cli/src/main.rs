@@ -2,6 +2,7 @@
 //! serving the API, and answering approvals.
 
 mod client;
+mod gateway;
 mod judge;
 mod serve;
 
@@ -40,6 +41,15 @@ enum Command {
     Check(CheckArgs),
     /// Serve the HTTP API: agents' tools, guarded calls, decisions and approvals.
     Serve(ServeArgs),
+    /// Serve one agent's guarded tools as an MCP server (for Claude Desktop, Cursor, ...).
+    ///
+    /// Every tool call runs through the same pipeline as `purko serve`, on the same store
+    /// (`PURKO_HOME`): a call waiting for a person is released by `purko approvals approve` or
+    /// by the API of a `purko serve` sharing that store. Standard output carries MCP only; logs
+    /// go to standard error (`PURKO_LOG`, default `warn`). Exits when the client closes
+    /// standard input. Over HTTP, `purko serve` has the same gateway at
+    /// `/mcp/<namespace>/<name>` (agent or operator token).
+    Gateway(GatewayArgs),
     /// Call a tool through a running server, as an agent would; print the observation.
     Call(CallArgs),
     /// Explain a decision by its id, from a running server's store.
@@ -59,6 +69,19 @@ struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8082", value_name = "ADDR")]
     listen: SocketAddr,
+}
+
+#[derive(clap::Args, Debug)]
+struct GatewayArgs {
+    /// Serve MCP on standard input and output (the transport desktop clients start).
+    #[arg(long)]
+    stdio: bool,
+    /// The agent whose tools to serve, as namespace/name.
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    agent: String,
+    /// Manifest files or folders of them (`kind: Agent`, `kind: MCPServer`).
+    #[arg(value_name = "MANIFESTS")]
+    manifests: Vec<PathBuf>,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -260,6 +283,7 @@ fn main() -> ExitCode {
         } => judge::draft(&args),
         Command::Check(args) => judge::check(&args),
         Command::Serve(args) => serve::serve(&args),
+        Command::Gateway(args) => gateway::gateway(&args),
         Command::Call(args) => client::call(&args),
         Command::Explain(args) => client::explain(&args),
         Command::Approvals { command } => client::approvals(command),
@@ -290,6 +314,7 @@ fn usage_error(error: &clap::Error) -> ExitCode {
         Some("check") => "purko check --help",
         Some("kinds") => "purko kinds draft --help",
         Some("serve") => "purko serve --help",
+        Some("gateway") => "purko gateway --help",
         Some("call") => "purko call --help",
         Some("explain") => "purko explain --help",
         Some("approvals") => "purko approvals --help",

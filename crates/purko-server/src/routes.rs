@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -25,8 +26,10 @@ struct App {
     tokens: Tokens,
 }
 
-/// The API's router over an engine.
+/// The API's router over an engine, with the MCP gateway of each agent at
+/// `/mcp/<namespace>/<name>`.
 pub fn router(engine: Arc<Engine>, tokens: Tokens) -> Router {
+    let mcp = mcp_router(&engine, tokens.clone());
     Router::new()
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
@@ -41,6 +44,27 @@ pub fn router(engine: Arc<Engine>, tokens: Tokens) -> Router {
         .route("/api/approvals/{id}/reject", post(reject))
         .fallback(not_found)
         .with_state(App { engine, tokens })
+        .merge(mcp)
+}
+
+/// The streamable HTTP gateway of every agent. The bearer token (agent or operator) is checked
+/// before the MCP service sees the request.
+fn mcp_router(engine: &Arc<Engine>, tokens: Tokens) -> Router {
+    let mut router = Router::new();
+    for agent in engine.agent_keys() {
+        match purko_gateway::http_service(Arc::clone(engine), agent) {
+            Ok(service) => router = router.nest_service(&format!("/mcp/{agent}"), service),
+            Err(e) => tracing::warn!(%agent, "no MCP gateway for this agent: {e}"),
+        }
+    }
+    router.layer(middleware::from_fn_with_state(tokens, mcp_token))
+}
+
+async fn mcp_token(State(tokens): State<Tokens>, request: Request, next: Next) -> Response {
+    match tokens.caller(request.headers()) {
+        Ok(_) => next.run(request).await,
+        Err(e) => e.into_response(),
+    }
 }
 
 async fn not_found() -> ApiError {

@@ -7,6 +7,7 @@
     reason = "a broken fixture should fail the test loudly"
 )]
 
+mod gateway;
 mod mcp;
 mod support;
 

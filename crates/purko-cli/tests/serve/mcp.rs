@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{AGENT, OPERATOR, Scratch, Server, stderr, stdout};
 
-fn peers() -> PathBuf {
+pub fn peers() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let server =
         root.join("peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
@@ -15,7 +15,7 @@ fn peers() -> PathBuf {
     server.canonicalize().unwrap()
 }
 
-fn manifests(scratch: &Scratch, files: &Path) -> PathBuf {
+pub fn manifests(scratch: &Scratch, files: &Path) -> PathBuf {
     let path = scratch.dir.join("mcp.yaml");
     std::fs::write(
         &path,

@@ -1,0 +1,260 @@
+//! The MCP gateway end to end: the official Python MCP SDK as the client of `purko gateway
+//! --stdio` and of `purko serve`'s `/mcp/<namespace>/<name>`, in front of the npm filesystem
+//! reference server. A write waiting in the gateway is released by `purko serve` sharing its
+//! store: two processes, one `SQLite` file.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::mcp::{manifests, peers};
+use crate::support::{AGENT, OPERATOR, Scratch, Server, stderr};
+
+const PATIENCE: Duration = Duration::from_mins(1);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The virtualenv `.ci/run` makes with the official SDK in it.
+fn python() -> PathBuf {
+    let python = root().join("target/py-mcp/bin/python");
+    assert!(
+        python.exists(),
+        "the Python MCP SDK is missing: run .ci/run, or: python3 -m venv target/py-mcp && target/py-mcp/bin/pip install mcp==2.3.0"
+    );
+    python
+}
+
+/// A Python SDK client running `ops`, its events as they come.
+struct PyClient {
+    child: Child,
+    events: Receiver<Value>,
+}
+
+impl PyClient {
+    fn start(transport: &[&str], ops: &Value, home: &Path, extra_env: &[(&str, &str)]) -> Self {
+        let script = root().join("crates/purko-gateway/tests/python/client.py");
+        let mut command = Command::new(python());
+        command
+            .arg(script)
+            .arg(transport[0])
+            .arg(ops.to_string())
+            .args(&transport[1..])
+            .env("PURKO_HOME", home)
+            .env("PURKO_LOG", "warn")
+            .env("PURKO_OPERATOR_TOKEN", OPERATOR)
+            .env("PURKO_AGENT_TOKEN", AGENT)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in extra_env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, events) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let event = serde_json::from_str(&line).unwrap_or(Value::String(line));
+                if send.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, events }
+    }
+
+    /// The next event, which must be `kind`.
+    fn next(&mut self, kind: &str) -> Value {
+        let event = self.events.recv_timeout(PATIENCE).unwrap_or_else(|_| {
+            let status = self.child.try_wait().unwrap();
+            panic!("the Python client said nothing more (exit: {status:?}) while {kind} was due")
+        });
+        assert_eq!(event["event"], kind, "{event}");
+        event
+    }
+
+    fn finish(mut self) {
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "the Python client failed: {status}");
+    }
+}
+
+impl Drop for PyClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn stdio<'a>(manifest: &'a str, agent: &'a str) -> [&'a str; 4] {
+    ["stdio", env!("CARGO_BIN_EXE_purko"), agent, manifest]
+}
+
+fn tool<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
+    list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+}
+
+fn text(result: &Value) -> &str {
+    result["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+/// Waits for the one pending approval and approves it with the CLI of `purko serve`.
+fn approve_pending(server: &Server) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let (status, list) =
+            server.api("GET", "/api/approvals?status=pending", Some(OPERATOR), None);
+        assert_eq!(status, 200, "{list}");
+        if let Some(id) = list["approvals"][0]["id"].as_str() {
+            let approve = server.purko(&["approvals", "approve", id]);
+            assert!(approve.status.success(), "{}", stderr(&approve));
+            return id.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no approval came");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn files(scratch: &Scratch) -> PathBuf {
+    let files = scratch.dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("hello.txt"), "hello from the disk").unwrap();
+    files.canonicalize().unwrap()
+}
+
+#[test]
+fn the_python_sdk_over_stdio_reads_and_a_restricted_agent_neither_sees_nor_runs_writes() {
+    let _ = peers();
+    let scratch = Scratch::new("gateway-stdio");
+    let files = files(&scratch);
+    let manifest = manifests(&scratch, &files);
+    let ops = json!([
+        {"op": "list"},
+        {"op": "call", "name": "read_text_file", "arguments": {"path": files.join("hello.txt")}},
+        {"op": "call", "name": "write_file", "arguments": {"path": files.join("new.txt"), "content": "no"}},
+    ]);
+    let mut client = PyClient::start(
+        &stdio(manifest.to_str().unwrap(), "test/reader"),
+        &ops,
+        &scratch.home(),
+        &[],
+    );
+    let connected = client.next("connected");
+    assert_eq!(connected["server"]["name"], "purko", "{connected}");
+    assert!(
+        connected["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("guarded")
+    );
+
+    let list = client.next("list");
+    let read = tool(&list, "read_text_file").expect("read_text_file is listed");
+    assert_eq!(read["annotations"]["readOnlyHint"], true, "{read}");
+    assert!(tool(&list, "write_file").is_none(), "{list}");
+    assert!(tool(&list, "move_file").is_none(), "{list}");
+
+    client.next("calling");
+    let read = client.next("result");
+    assert_eq!(read["result"]["isError"], false, "{read}");
+    assert!(text(&read).contains("hello from the disk"), "{read}");
+    assert_eq!(read["result"]["structuredContent"]["status"], "success");
+
+    client.next("calling");
+    let write = client.next("result");
+    assert_eq!(write["result"]["isError"], true, "{write}");
+    assert!(text(&write).starts_with("AUTONOMY_BLOCKED"), "{write}");
+    assert_eq!(
+        write["result"]["structuredContent"]["code"],
+        "AUTONOMY_BLOCKED"
+    );
+    client.finish();
+    assert!(!files.join("new.txt").exists());
+}
+
+#[test]
+fn over_stdio_a_write_waits_until_purko_serve_on_the_same_store_approves_it() {
+    let _ = peers();
+    let scratch = Scratch::new("gateway-approve");
+    let files = files(&scratch);
+    let manifest = manifests(&scratch, &files);
+    let server = Server::start(&manifest, &scratch.home());
+    let target = files.join("written.txt");
+    let ops = json!([
+        {"op": "list"},
+        {"op": "call", "name": "write_file", "arguments": {"path": target, "content": "approved once"}},
+    ]);
+    let mut client = PyClient::start(
+        &stdio(manifest.to_str().unwrap(), "test/desk"),
+        &ops,
+        &scratch.home(),
+        &[],
+    );
+    client.next("connected");
+    let list = client.next("list");
+    let write = tool(&list, "write_file").expect("write_file is listed at supervised");
+    assert_eq!(write["annotations"]["readOnlyHint"], false, "{write}");
+    assert_eq!(write["annotations"]["destructiveHint"], true, "{write}");
+    client.next("calling");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !target.exists(),
+        "nothing is written before a person says yes"
+    );
+    approve_pending(&server);
+    let done = client.next("result");
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    client.finish();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "approved once");
+}
+
+#[test]
+fn over_streamable_http_the_agent_token_reads_and_a_write_waits_for_an_approval() {
+    let _ = peers();
+    let scratch = Scratch::new("gateway-http");
+    let files = files(&scratch);
+    let manifest = manifests(&scratch, &files);
+    let server = Server::start(&manifest, &scratch.home());
+
+    let (status, _) = server.api("POST", "/mcp/test/desk", None, Some("{}"));
+    assert_eq!(status, 401, "no token, no MCP");
+    let (status, _) = server.api("POST", "/mcp/test/desk", Some("guess"), Some("{}"));
+    assert_eq!(status, 401, "a wrong token, no MCP");
+
+    let target = files.join("over-http.txt");
+    let ops = json!([
+        {"op": "list"},
+        {"op": "call", "name": "read_text_file", "arguments": {"path": files.join("hello.txt")}},
+        {"op": "call", "name": "write_file", "arguments": {"path": target, "content": "via http"}},
+    ]);
+    let url = format!("{}/mcp/test/desk", server.url());
+    let mut client = PyClient::start(&["http", &url, AGENT], &ops, &scratch.home(), &[]);
+    assert_eq!(client.next("connected")["server"]["name"], "purko");
+    let list = client.next("list");
+    assert_eq!(
+        tool(&list, "read_text_file").unwrap()["annotations"]["readOnlyHint"],
+        true,
+        "{list}"
+    );
+    client.next("calling");
+    let read = client.next("result");
+    assert!(text(&read).contains("hello from the disk"), "{read}");
+    client.next("calling");
+    approve_pending(&server);
+    let done = client.next("result");
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    client.finish();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "via http");
+}

@@ -1,0 +1,169 @@
+//! The MCP server of one agent. Every `tools/call` goes through the engine's pipeline: the
+//! gateway adds no judgement of its own and never runs a tool itself.
+//!
+//! A call is keyed by (session, step), which is what makes a repeated call run once: the
+//! session is the MCP session (or this connection, on stdio), the step a per-session counter
+//! unless the client names it in `_meta["purko.io/step"]`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::http::request::Parts;
+use purko_engine::{CallRequest, Engine};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::listing::mcp_tool;
+use crate::result::call_tool_result;
+
+/// `_meta` key a client sets to name the call's step itself (a string or a number).
+pub const META_STEP: &str = "purko.io/step";
+/// `_meta` key for the caller's own idempotency key.
+pub const META_IDEMPOTENCY_KEY: &str = "purko.io/idempotency-key";
+
+const INSTRUCTIONS: &str = "These tools are guarded by Purko. Every call is judged against \
+the agent's policy: reads run, writes and calls that send data out may wait for a person's \
+approval, and refused calls come back as errors with a code and a remediation that says \
+what to do instead. A write runs once per step: calling again with the same `purko.io/step` \
+in `_meta` returns the stored result.";
+
+/// One agent's guarded tools as an MCP server.
+pub struct Gateway {
+    engine: Arc<Engine>,
+    agent: String,
+    /// The session of a connection that has no MCP session id (stdio).
+    connection: String,
+    steps: AtomicU64,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("agent", &self.agent)
+            .field("connection", &self.connection)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gateway {
+    /// A gateway for `agent` (`namespace/name`); an unknown agent is an error here, before any
+    /// client connects.
+    pub fn new(engine: Arc<Engine>, agent: &str) -> Result<Self> {
+        engine.agent(agent)?;
+        Ok(Self {
+            engine,
+            agent: agent.to_owned(),
+            connection: format!("mcp-{}", ulid::Ulid::generate()),
+            steps: AtomicU64::new(0),
+        })
+    }
+
+    /// The agent this gateway serves.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// Serves MCP on this process's standard input and output until the client closes stdin.
+    pub async fn serve_stdio(self) -> Result<()> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        Ok(())
+    }
+
+    /// The engine's request for one `tools/call`.
+    fn request(
+        &self,
+        params: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> CallRequest {
+        let meta = |key: &str| -> Option<Value> {
+            params
+                .meta
+                .as_ref()
+                .and_then(|m| m.get(key))
+                .or_else(|| context.meta.get(key))
+                .cloned()
+        };
+        let session = context
+            .extensions
+            .get::<Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(|| self.connection.clone(), |id| format!("mcp-{id}"));
+        let counted = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
+        let step = match meta(META_STEP) {
+            Some(Value::String(s)) if !s.is_empty() => s,
+            Some(Value::Number(n)) => n.to_string(),
+            _ => counted.to_string(),
+        };
+        let idempotency_key = match meta(META_IDEMPOTENCY_KEY) {
+            Some(Value::String(s)) if !s.is_empty() => Some(s),
+            _ => None,
+        };
+        CallRequest {
+            agent: self.agent.clone(),
+            session,
+            step,
+            name: params.name.to_string(),
+            arguments: Value::Object(params.arguments.clone().unwrap_or_default()),
+            idempotency_key,
+            wait: None,
+        }
+    }
+}
+
+impl ServerHandler for Gateway {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("purko", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let views = self.engine.tools(&self.agent).map_err(|e| internal(&e))?;
+        Ok(ListToolsResult::with_all_items(
+            views.iter().filter_map(mcp_tool).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let call = self.request(&request, &context);
+        match self.engine.call(call).await {
+            Ok(observation) => Ok(call_tool_result(&observation).into()),
+            Err(e) => {
+                // Purko itself failed (the store, mostly): the model gets a plain error it can
+                // report, the log gets the detail.
+                tracing::error!(agent = %self.agent, tool = %request.name, "the call failed: {e}");
+                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "INTERNAL: Purko could not run the call: {e}\nremediation: {}",
+                    e.hint()
+                ))])
+                .into())
+            }
+        }
+    }
+}
+
+fn internal(error: &purko_engine::Error) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), None)
+}

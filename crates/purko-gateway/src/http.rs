@@ -1,0 +1,31 @@
+//! The gateway over streamable HTTP, as a tower service `purko serve` mounts per agent. It
+//! keeps rmcp's `Host` check (loopback names only) against DNS rebinding; the bearer token is
+//! checked by the router in front of it.
+
+use std::sync::Arc;
+
+use purko_engine::Engine;
+use rmcp::transport::StreamableHttpServerConfig;
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use crate::error::Result;
+use crate::handler::Gateway;
+
+/// The streamable HTTP service of one agent's gateway.
+pub type McpService = StreamableHttpService<Gateway, LocalSessionManager>;
+
+/// A streamable HTTP service for `agent`; each MCP session gets its own [`Gateway`] (its own
+/// step counter). An unknown agent is an error here.
+pub fn http_service(engine: Arc<Engine>, agent: &str) -> Result<McpService> {
+    Gateway::new(Arc::clone(&engine), agent)?;
+    let agent = agent.to_owned();
+    Ok(StreamableHttpService::new(
+        move || {
+            Gateway::new(Arc::clone(&engine), &agent)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))
+        },
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    ))
+}

@@ -1,0 +1,13 @@
+#![doc = include_str!("../README.md")]
+
+mod error;
+mod handler;
+mod http;
+mod listing;
+mod result;
+
+pub use error::{Error, Result};
+pub use handler::{Gateway, META_IDEMPOTENCY_KEY, META_STEP};
+pub use http::{McpService, http_service};
+pub use listing::mcp_tool;
+pub use result::call_tool_result;
