@@ -4,6 +4,7 @@
 mod client;
 mod gateway;
 mod judge;
+mod mcp;
 mod serve;
 
 use std::io::Write;
@@ -50,6 +51,15 @@ enum Command {
     /// standard input. Over HTTP, `purko serve` has the same gateway at
     /// `/mcp/<namespace>/<name>` (agent or operator token).
     Gateway(GatewayArgs),
+    /// Serve the drafting server for one agent's `tool_kinds.yaml` as MCP on standard input
+    /// and output (seed 001). It never calls a model.
+    ///
+    /// Tools: `writes_file` drafts the file (uncertain tools first; a person's entries kept as
+    /// written), `set_tool_kinds` records an assistant's proposals as `source: assistant` in
+    /// their own section, `explain_decision` explains a decision id from the store
+    /// (`PURKO_HOME`). The prompt `classify-tools` hands the client's assistant the uncertain
+    /// tools. Logs go to standard error (`PURKO_LOG`, default `warn`).
+    Mcp(McpArgs),
     /// Call a tool through a running server, as an agent would; print the observation.
     Call(CallArgs),
     /// Explain a decision by its id, from a running server's store.
@@ -79,6 +89,16 @@ struct GatewayArgs {
     /// The agent whose tools to serve, as namespace/name.
     #[arg(long, value_name = "NAMESPACE/NAME")]
     agent: String,
+    /// Manifest files or folders of them (`kind: Agent`, `kind: MCPServer`).
+    #[arg(value_name = "MANIFESTS")]
+    manifests: Vec<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+struct McpArgs {
+    /// The agent to draft for, as namespace/name; needed when the manifests define several.
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    agent: Option<String>,
     /// Manifest files or folders of them (`kind: Agent`, `kind: MCPServer`).
     #[arg(value_name = "MANIFESTS")]
     manifests: Vec<PathBuf>,
@@ -284,6 +304,7 @@ fn main() -> ExitCode {
         Command::Check(args) => judge::check(&args),
         Command::Serve(args) => serve::serve(&args),
         Command::Gateway(args) => gateway::gateway(&args),
+        Command::Mcp(args) => mcp::mcp(&args),
         Command::Call(args) => client::call(&args),
         Command::Explain(args) => client::explain(&args),
         Command::Approvals { command } => client::approvals(command),
@@ -315,6 +336,7 @@ fn usage_error(error: &clap::Error) -> ExitCode {
         Some("kinds") => "purko kinds draft --help",
         Some("serve") => "purko serve --help",
         Some("gateway") => "purko gateway --help",
+        Some("mcp") => "purko mcp --help",
         Some("call") => "purko call --help",
         Some("explain") => "purko explain --help",
         Some("approvals") => "purko approvals --help",

@@ -59,6 +59,15 @@ async fn run(
             1,
         )
     })?;
+    // Before the port opens: whoever connects first can already read how to authenticate.
+    for path in &files.created {
+        let token = std::fs::read_to_string(path).unwrap_or_default();
+        eprintln!(
+            "purko serve: made {} (mode 0600): {}",
+            path.display(),
+            token.trim()
+        );
+    }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| {
@@ -77,14 +86,6 @@ async fn run(
         agents.join(", "),
         env.home.display()
     );
-    for path in &files.created {
-        let token = std::fs::read_to_string(path).unwrap_or_default();
-        eprintln!(
-            "purko serve: made {} (mode 0600): {}",
-            path.display(),
-            token.trim()
-        );
-    }
     let router = purko_server::router(Arc::clone(&engine), tokens);
     let result = purko_server::serve(listener, router, shutdown()).await;
     housekeeping.abort();

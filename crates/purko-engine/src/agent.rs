@@ -67,6 +67,8 @@ pub struct AgentRuntime {
     pub approval_timeout: Duration,
     /// Whether a call that needs a yes waits for it unless the caller says otherwise.
     pub wait: bool,
+    /// Whether an approval may be asked through the connected MCP client (elicitation).
+    pub elicitation: bool,
     pub webhook: Option<Webhook>,
     pub max_output_bytes: usize,
     api_tools: Vec<(ToolSpec, Arc<ApiTool>)>,
@@ -138,6 +140,7 @@ impl AgentRuntime {
             secrets,
             approval_timeout: agent.approval_timeout(),
             wait: approvals.is_none_or(|a| a.wait),
+            elicitation: approvals.is_none_or(|a| a.elicitation),
             webhook,
             max_output_bytes: MAX_OUTPUT_BYTES,
             api_tools,

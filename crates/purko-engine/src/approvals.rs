@@ -1,14 +1,31 @@
 //! The approval gate (DESIGN.md section 6): an `ask` becomes a stored approval before anyone is
 //! asked; the same call sent again finds the same approval; a yes for the session stands for
-//! the same tool and arguments again; the webhook hears of every new approval.
+//! the same tool and arguments again; the webhook hears of every new approval; a connected
+//! client that can ask its person (MCP elicitation) is asked while the approval is also open on
+//! the API and the CLI, and the first answer wins.
+
+use std::future::Future;
+use std::pin::Pin;
 
 use purko_protocol::{Approval, ApprovalStatus, Code, Evaluation, Observation, Status};
+use purko_store::{Answer, Decided};
 use serde_json::json;
 
 use crate::agent::{AgentRuntime, Webhook};
 use crate::clock::now_ms;
 use crate::engine::{CallRequest, Engine, approval_for, call_key, digest_of};
 use crate::error::Result;
+
+/// What [`Asker::ask`] returns: a boxed future, so the trait can be used as `dyn Asker`.
+pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Option<Answer>> + Send + 'a>>;
+
+/// A channel that can put an approval to a person right where the call came from (the MCP
+/// gateway's elicitation). It races the store: whichever answer comes first is the answer.
+pub trait Asker: Send + Sync {
+    /// Asks the person about `approval`. `None` means this channel cannot answer (the client
+    /// cannot elicit, or the request failed): the call then keeps waiting on the other channels.
+    fn ask<'a>(&'a self, approval: &'a Approval) -> AskFuture<'a>;
+}
 
 /// Whether a call that needed a yes may go on.
 #[derive(Debug)]
@@ -24,6 +41,7 @@ pub async fn gate(
     agent: &AgentRuntime,
     request: &CallRequest,
     evaluation: &Evaluation,
+    asker: Option<&dyn Asker>,
 ) -> Result<Gate> {
     let store = engine.store_ref();
     let digest = digest_of(request);
@@ -55,7 +73,10 @@ pub async fn gate(
     if !request.wait.unwrap_or(agent.wait) {
         return Ok(Gate::Stop(pending(&approval, evaluation)));
     }
-    let approval = store.wait_approval(&approval.id).await?;
+    let approval = match asker.filter(|_| agent.elicitation) {
+        None => store.wait_approval(&approval.id).await?,
+        Some(asker) => ask_and_wait(engine, asker, &approval).await?,
+    };
     Ok(match approval.status {
         ApprovalStatus::Approved => Gate::Go(Some(Box::new(approval))),
         ApprovalStatus::Pending => Gate::Stop(pending(&approval, evaluation)),
@@ -63,6 +84,25 @@ pub async fn gate(
             Gate::Stop(answered(&approval, evaluation))
         }
     })
+}
+
+/// Waits for the stored answer while the asker puts the approval to its person; the asker's
+/// answer goes through the store like any other (first answer wins), and what counts is the
+/// approval as it then stands.
+async fn ask_and_wait(engine: &Engine, asker: &dyn Asker, approval: &Approval) -> Result<Approval> {
+    let store = engine.store_ref();
+    let stored = store.wait_approval(&approval.id);
+    tokio::pin!(stored);
+    tokio::select! {
+        decided = &mut stored => Ok(decided?),
+        answer = asker.ask(approval) => match answer {
+            Some(answer) => match engine.answer(&approval.id, answer).await? {
+                Decided::Now(a) | Decided::Already(a) => Ok(a),
+                Decided::NotFound => Ok(stored.await?),
+            },
+            None => Ok(stored.await?),
+        },
+    }
 }
 
 fn pending(approval: &Approval, evaluation: &Evaluation) -> Observation {

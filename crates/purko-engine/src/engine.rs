@@ -29,7 +29,7 @@ use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
 
 use crate::agent::{AgentRuntime, Backend, View, tool_views};
-use crate::approvals::{self, Gate};
+use crate::approvals::{self, Asker, Gate};
 use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
@@ -208,13 +208,28 @@ impl Engine {
     /// does not cut a call between its idempotency claim and its outcome, which would leave the
     /// key held by a call that never finishes.
     pub async fn call(self: &Arc<Self>, request: CallRequest) -> Result<Observation> {
+        self.call_with_asker(request, None).await
+    }
+
+    /// [`Engine::call`], with a channel that can put an approval to the person at the caller's
+    /// end while the call waits (unless the agent turned `guardrail.approvals.elicitation`
+    /// off). The approval stays open on the API and the CLI too: the first answer wins.
+    pub async fn call_with_asker(
+        self: &Arc<Self>,
+        request: CallRequest,
+        asker: Option<Arc<dyn Asker>>,
+    ) -> Result<Observation> {
         let engine = Arc::clone(self);
-        tokio::spawn(async move { engine.pipeline(request).await })
+        tokio::spawn(async move { engine.pipeline(request, asker.as_deref()).await })
             .await
             .map_err(|e| Error::Interrupted(e.to_string()))?
     }
 
-    async fn pipeline(&self, request: CallRequest) -> Result<Observation> {
+    async fn pipeline(
+        &self,
+        request: CallRequest,
+        asker: Option<&dyn Asker>,
+    ) -> Result<Observation> {
         let agent = Arc::clone(self.agent(&request.agent)?);
         let created_at_ms = now_ms();
         let started = Instant::now();
@@ -288,7 +303,7 @@ impl Engine {
         }
         let mut approval = None;
         if evaluation.effect == Effect::Ask {
-            match approvals::gate(self, &agent, &request, &evaluation).await? {
+            match approvals::gate(self, &agent, &request, &evaluation, asker).await? {
                 Gate::Go(approved) => approval = approved,
                 Gate::Stop(observation) => {
                     let outcome = Self::outcome(&observation, started, None);

@@ -11,6 +11,7 @@ mod once;
 mod servers;
 
 pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES, View};
+pub use approvals::{AskFuture, Asker};
 pub use clock::now_ms;
 pub use engine::{CallRequest, Engine, EngineOptions};
 pub use error::{Error, Result};

@@ -9,15 +9,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::http::request::Parts;
-use purko_engine::{CallRequest, Engine};
+use purko_engine::{Asker, CallRequest, Engine, arguments_digest};
+use purko_protocol::{Observation, Status};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
+use crate::elicit::{self, PeerAsker};
 use crate::error::{Error, Result};
 use crate::listing::mcp_tool;
 use crate::result::call_tool_result;
@@ -122,6 +124,68 @@ impl Gateway {
             wait: None,
         }
     }
+
+    /// Protocol 2026-07-28: a call sent again with an answer to the approval form. The
+    /// `requestState` names the approval; it is the client's to echo, so it counts only for
+    /// the same agent, tool and arguments, and the same session where the request has one
+    /// (stdio, or HTTP with `Mcp-Session-Id`). Stateless HTTP requests have no session of their
+    /// own: they take the approval's, which only a client that was shown the approval's id (an
+    /// unguessable ULID) can name. The answer is recorded (first answer wins) and the call goes
+    /// on as that approval's session and step.
+    async fn resume(
+        &self,
+        state: &str,
+        params: &CallToolRequestParams,
+        stateless: bool,
+        call: &mut CallRequest,
+    ) -> Result<(), ErrorData> {
+        let stranger = || {
+            ErrorData::invalid_params(
+                "requestState does not belong to this call; send the call again without it",
+                None,
+            )
+        };
+        let id = elicit::approval_of_state(state).ok_or_else(stranger)?;
+        let approval = self
+            .engine
+            .store()
+            .approval(&id)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .ok_or_else(stranger)?;
+        if approval.agent != call.agent
+            || (!stateless && approval.session != call.session)
+            || approval.tool != call.name
+            || approval.arguments_digest != arguments_digest(&call.arguments)
+        {
+            return Err(stranger());
+        }
+        call.session.clone_from(&approval.session);
+        call.step.clone_from(&approval.step);
+        if let Some(answer) = elicit::response_of(params.input_responses.as_ref()) {
+            self.engine
+                .answer(&id, answer)
+                .await
+                .map_err(|e| internal(&e))?;
+        }
+        Ok(())
+    }
+
+    /// Whether this agent's approvals may be asked through this client.
+    fn may_elicit(&self, context: &RequestContext<RoleServer>) -> bool {
+        self.engine.agent(&self.agent).is_ok_and(|a| a.elicitation)
+            && elicit::client_can_elicit(context.client_capabilities().as_ref())
+    }
+
+    /// The `InputRequired` answer for a call whose approval waits, when it still waits.
+    async fn ask_by_input(&self, observation: &Observation) -> Option<CallToolResponse> {
+        if observation.status != Status::Pending {
+            return None;
+        }
+        let id = observation.approval_id.as_ref()?;
+        let approval = self.engine.store().approval(id).await.ok()??;
+        Some(elicit::input_required(&approval).into())
+    }
 }
 
 impl ServerHandler for Gateway {
@@ -147,9 +211,41 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let call = self.request(&request, &context);
-        match self.engine.call(call).await {
-            Ok(observation) => Ok(call_tool_result(&observation).into()),
+        let mut call = self.request(&request, &context);
+        let elicit = self.may_elicit(&context);
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let asker: Option<Arc<dyn Asker>> = if modern {
+            if let Some(state) = &request.request_state {
+                let stateless = context
+                    .extensions
+                    .get::<Parts>()
+                    .is_some_and(|parts| !parts.headers.contains_key("mcp-session-id"));
+                self.resume(state, &request, stateless, &mut call).await?;
+            }
+            if elicit {
+                // The form goes back as the call's answer: the call must not hold.
+                call.wait = Some(false);
+            }
+            None
+        } else if elicit {
+            Some(Arc::new(PeerAsker {
+                peer: context.peer.clone(),
+            }))
+        } else {
+            None
+        };
+        match self.engine.call_with_asker(call, asker).await {
+            Ok(observation) => {
+                if modern
+                    && elicit
+                    && let Some(ask) = self.ask_by_input(&observation).await
+                {
+                    return Ok(ask);
+                }
+                Ok(call_tool_result(&observation).into())
+            }
             Err(e) => {
                 // Purko itself failed (the store, mostly): the model gets a plain error it can
                 // report, the log gets the detail.

@@ -1,11 +1,14 @@
 #![doc = include_str!("../README.md")]
 
+mod drafting;
+mod elicit;
 mod error;
 mod handler;
 mod http;
 mod listing;
 mod result;
 
+pub use drafting::{CLASSIFY_PROMPT, Drafting};
 pub use error::{Error, Result};
 pub use handler::{Gateway, META_IDEMPOTENCY_KEY, META_STEP};
 pub use http::{McpService, http_service};

@@ -3,7 +3,8 @@
 //! Loading is strict: bad YAML, an unknown key, an unknown kind or source is an error naming
 //! the file, line and column. Writing is canonical: a file written by [`KindsFile::to_yaml`]
 //! loads back to the same value and writes back to the same bytes. Uncertain entries are
-//! written first under a heading, so a person reads them before the rest.
+//! written first under a heading, so a person reads them before the rest; entries an assistant
+//! proposed (`source: assistant`) come next under their own heading, apart from the person's.
 
 use std::path::{Path, PathBuf};
 
@@ -99,6 +100,8 @@ pub struct KindsFile {
 enum Group {
     Unsure,
     Conflicted,
+    /// Proposed by an assistant through `set_tool_kinds`: kept apart for a person to check.
+    Assistant,
     Rest,
 }
 
@@ -113,6 +116,7 @@ fn group(entry: &KindEntry) -> Group {
         {
             Group::Conflicted
         }
+        KindSource::Assistant => Group::Assistant,
         _ => Group::Rest,
     }
 }
@@ -189,7 +193,7 @@ impl KindsFile {
     }
 
     /// Puts entries in drafting order: the uncertain ones first, then those whose signals
-    /// disagreed, then the rest; by name within each group.
+    /// disagreed, then those an assistant proposed, then the rest; by name within each group.
     pub fn sort_for_review(&mut self) {
         self.tools
             .sort_by(|a_name, a, b_name, b| (group(a), a_name).cmp(&(group(b), b_name)));
@@ -218,6 +222,9 @@ impl KindsFile {
                         Some("# Uncertain: nothing told what these do. Check them first.")
                     }
                     Group::Conflicted => Some("# Signals disagreed on these: check them next."),
+                    Group::Assistant => Some(
+                        "# Proposed by an assistant (set_tool_kinds): check these, and set source: you on what you keep.",
+                    ),
                     Group::Rest if last.is_some() => Some("# The rest."),
                     Group::Rest => None,
                 };
@@ -437,6 +444,46 @@ mod tests {
             order,
             vec!["orders", "get_or_create", "enviar_cobrança", "yes", "zeta"]
         );
+    }
+
+    #[test]
+    fn assistant_entries_have_their_own_section_after_the_uncertain() {
+        let mut file = KindsFile::new(true);
+        file.tools
+            .insert("b_mine".into(), entry(Kind::Read, KindSource::You, "mine"));
+        file.tools.insert(
+            "a_proposed".into(),
+            entry(Kind::SendsOut, KindSource::Assistant, "posts to chat"),
+        );
+        file.tools.insert(
+            "c_unsure".into(),
+            entry(Kind::Write, KindSource::Unsure, "nothing tells"),
+        );
+        file.sort_for_review();
+        let text = file.to_yaml();
+        let body = text.split_once("tools:\n").unwrap().1;
+        assert_eq!(
+            body,
+            "  # Uncertain: nothing told what these do. Check them first.
+  c_unsure:
+    kind: write
+    source: unsure
+    reason: \"nothing tells\"
+  # Proposed by an assistant (set_tool_kinds): check these, and set source: you on what you keep.
+  a_proposed:
+    kind: sends_out
+    source: assistant
+    reason: \"posts to chat\"
+  # The rest.
+  b_mine:
+    kind: read
+    source: you
+    reason: \"mine\"
+"
+        );
+        let loaded = parse(&text).unwrap();
+        assert_eq!(loaded.tools, file.tools);
+        assert_eq!(loaded.to_yaml(), text);
     }
 
     #[test]

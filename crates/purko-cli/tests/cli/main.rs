@@ -13,6 +13,8 @@ use std::process::Command;
 
 use purko_guard::KindsFile;
 
+mod mcp;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")

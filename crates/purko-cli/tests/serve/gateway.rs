@@ -258,3 +258,188 @@ fn over_streamable_http_the_agent_token_reads_and_a_write_waits_for_an_approval(
     client.finish();
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "via http");
 }
+
+/// Adds an agent whose approvals never go through the client (`elicitation: false`).
+fn with_robot(manifest: &Path) {
+    let mut text = std::fs::read_to_string(manifest).unwrap();
+    text.push_str(
+        "---
+apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {name: robot, namespace: test}
+spec:
+  autonomyLevel: supervised
+  guardrail:
+    approvals: {elicitation: false}
+",
+    );
+    std::fs::write(manifest, text).unwrap();
+}
+
+/// A write over stdio whose approval the client's person answers through elicitation, on the
+/// given protocol mode (`legacy`: 2025-11-25 and `elicitation/create`; `auto`: 2026-07-28 and
+/// an `InputRequired` result). The same call sent again (same step) is answered from the store.
+fn elicited_write(mode: &str, answer: &str) {
+    let _ = peers();
+    let scratch = Scratch::new(&format!("gateway-elicit-{mode}-{answer}"));
+    let files = files(&scratch);
+    let manifest = manifests(&scratch, &files);
+    let target = files.join("elicited.txt");
+    let write = json!({"op": "call", "name": "write_file", "meta": {"purko.io/step": "w1"},
+        "arguments": {"path": target, "content": "asked in the client"}});
+    let ops = json!([write, write]);
+    let mut client = PyClient::start(
+        &stdio(manifest.to_str().unwrap(), "test/desk"),
+        &ops,
+        &scratch.home(),
+        &[("PURKO_MCP_MODE", mode), ("PURKO_ELICIT", answer)],
+    );
+    let connected = client.next("connected");
+    let protocol = if mode == "legacy" {
+        "2025-11-25"
+    } else {
+        "2026-07-28"
+    };
+    assert_eq!(connected["protocol"], protocol, "{connected}");
+    client.next("calling");
+    let asked = client.next("elicitation");
+    let message = asked["params"]["message"].as_str().unwrap();
+    assert!(message.contains("write_file"), "{asked}");
+    assert!(message.contains("asked in the client"), "{asked}");
+    assert!(message.contains("write tool"), "{asked}");
+    assert_eq!(
+        asked["params"]["requestedSchema"]["properties"]["approve"]["type"], "boolean",
+        "{asked}"
+    );
+    let first = client.next("result");
+    client.next("calling");
+    let again = client.next("result");
+    client.finish();
+    if answer == "accept" {
+        assert_eq!(first["result"]["isError"], false, "{first}");
+        assert_eq!(again["result"]["isError"], false, "{again}");
+        assert_eq!(
+            again["result"]["structuredContent"]["replayed"], true,
+            "{again}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "asked in the client"
+        );
+    } else {
+        for result in [&first, &again] {
+            assert_eq!(result["result"]["isError"], true, "{result}");
+            assert_eq!(
+                result["result"]["structuredContent"]["code"], "APPROVAL_REJECTED",
+                "{result}"
+            );
+            assert!(text(result).contains("declined in the client"), "{result}");
+        }
+        assert!(!target.exists(), "a declined write never runs");
+    }
+    // Both answers are on the record, by the client's person.
+    let server = Server::start(&manifest, &scratch.home());
+    let (status, list) = server.api("GET", "/api/approvals", Some(OPERATOR), None);
+    assert_eq!(status, 200, "{list}");
+    let approvals = list["approvals"].as_array().unwrap();
+    assert_eq!(approvals.len(), 1, "one approval for the one call: {list}");
+    assert_eq!(approvals[0]["decided_by"], "elicitation", "{list}");
+}
+
+#[test]
+fn legacy_protocol_an_accepted_elicitation_writes_the_file_once() {
+    elicited_write("legacy", "accept");
+}
+
+#[test]
+fn legacy_protocol_a_declined_elicitation_rejects_and_nothing_is_written() {
+    elicited_write("legacy", "decline");
+}
+
+#[test]
+fn protocol_2026_an_accepted_input_request_writes_the_file_once() {
+    elicited_write("auto", "accept");
+}
+
+#[test]
+fn protocol_2026_a_declined_input_request_rejects_and_nothing_is_written() {
+    elicited_write("auto", "decline");
+}
+
+/// `elicitation: false`: the client is never asked, the call waits for the CLI.
+fn never_elicited(mode: &str) {
+    let _ = peers();
+    let scratch = Scratch::new(&format!("gateway-no-elicit-{mode}"));
+    let files = files(&scratch);
+    let manifest = manifests(&scratch, &files);
+    with_robot(&manifest);
+    let server = Server::start(&manifest, &scratch.home());
+    let target = files.join("robot.txt");
+    let ops = json!([
+        {"op": "call", "name": "write_file", "arguments": {"path": target, "content": "by the cli"}},
+    ]);
+    let mut client = PyClient::start(
+        &stdio(manifest.to_str().unwrap(), "test/robot"),
+        &ops,
+        &scratch.home(),
+        &[("PURKO_MCP_MODE", mode), ("PURKO_ELICIT", "accept")],
+    );
+    client.next("connected");
+    client.next("calling");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !target.exists(),
+        "nothing is written before a person says yes"
+    );
+    let id = approve_pending(&server);
+    // `next` insists on a result: an elicitation event here fails the test.
+    let done = client.next("result");
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    client.finish();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "by the cli");
+    let (_, approval) = server.api("GET", &format!("/api/approvals/{id}"), Some(OPERATOR), None);
+    assert_eq!(approval["approval"]["status"], "approved", "{approval}");
+    assert_ne!(
+        approval["approval"]["decided_by"], "elicitation",
+        "{approval}"
+    );
+}
+
+#[test]
+fn with_elicitation_off_the_legacy_client_is_never_asked_and_the_cli_answers() {
+    never_elicited("legacy");
+}
+
+#[test]
+fn with_elicitation_off_the_2026_client_is_never_asked_and_the_cli_answers() {
+    never_elicited("auto");
+}
+
+#[test]
+fn over_streamable_http_the_client_person_approves_through_elicitation() {
+    let _ = peers();
+    let scratch = Scratch::new("gateway-http-elicit");
+    let files = files(&scratch);
+    let manifest = manifests(&scratch, &files);
+    let server = Server::start(&manifest, &scratch.home());
+    let url = format!("{}/mcp/test/desk", server.url());
+    for mode in ["legacy", "auto"] {
+        let target = files.join(format!("http-{mode}.txt"));
+        let ops = json!([
+            {"op": "call", "name": "write_file", "arguments": {"path": target, "content": mode}},
+        ]);
+        let mut client = PyClient::start(
+            &["http", &url, AGENT],
+            &ops,
+            &scratch.home(),
+            &[("PURKO_MCP_MODE", mode), ("PURKO_ELICIT", "accept")],
+        );
+        client.next("connected");
+        client.next("calling");
+        client.next("elicitation");
+        let done = client.next("result");
+        assert_eq!(done["result"]["isError"], false, "{mode}: {done}");
+        client.finish();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), mode);
+    }
+}

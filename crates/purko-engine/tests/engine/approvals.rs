@@ -407,3 +407,154 @@ async fn the_webhook_hears_of_each_new_approval() {
         .collect();
     assert_eq!(ids, vec![first.to_string(), second.to_string()]);
 }
+
+/// An asker (the gateway's elicitation, in production) that reports each ask and answers what
+/// the test sends it; a sender dropped unanswered means "this channel cannot answer".
+struct Scripted {
+    asked: tokio::sync::mpsc::UnboundedSender<purko_protocol::Approval>,
+    answers: tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<Option<purko_store::Answer>>>,
+}
+
+impl purko_engine::Asker for Scripted {
+    fn ask<'a>(&'a self, approval: &'a purko_protocol::Approval) -> purko_engine::AskFuture<'a> {
+        Box::pin(async move {
+            let _ = self.asked.send(approval.clone());
+            self.answers.lock().await.recv().await.flatten()
+        })
+    }
+}
+
+type Script = (
+    Arc<Scripted>,
+    tokio::sync::mpsc::UnboundedReceiver<purko_protocol::Approval>,
+    tokio::sync::mpsc::UnboundedSender<Option<purko_store::Answer>>,
+);
+
+fn scripted() -> Script {
+    let (asked, seen) = tokio::sync::mpsc::unbounded_channel();
+    let (answer, answers) = tokio::sync::mpsc::unbounded_channel();
+    let asker = Arc::new(Scripted {
+        asked,
+        answers: tokio::sync::Mutex::new(answers),
+    });
+    (asker, seen, answer)
+}
+
+fn waiting_order(step: &str, quantity: u32) -> purko_engine::CallRequest {
+    let mut order = call(
+        SHOP,
+        "s1",
+        step,
+        "create_order",
+        json!({"item": "plum", "quantity": quantity}),
+    );
+    order.wait = Some(true);
+    order
+}
+
+#[tokio::test]
+async fn the_asker_and_the_api_race_for_an_approval_and_the_first_answer_wins() {
+    let h = Harness::start().await;
+    let engine = h.engine().await;
+
+    // The client's person answers first: a no, which a later yes from the API cannot undo.
+    let (asker, mut seen, answer) = scripted();
+    let waiting = tokio::spawn({
+        let engine = Arc::clone(&engine);
+        let asker: Arc<dyn purko_engine::Asker> = asker.clone();
+        async move {
+            engine
+                .call_with_asker(waiting_order("1", 1), Some(asker))
+                .await
+        }
+    });
+    let asked = within(seen.recv()).await.expect("the person is asked");
+    let stored = engine.store().approval(&asked.id).await.expect("reads");
+    assert_eq!(
+        stored.map(|a| a.status),
+        Some(ApprovalStatus::Pending),
+        "stored before anyone is asked"
+    );
+    answer
+        .send(Some(purko_store::Answer::Reject {
+            reason: Some("declined in the client".into()),
+            by: "elicitation".into(),
+        }))
+        .expect("the asker listens");
+    let o = within(waiting).await.expect("joins").expect("answers");
+    assert_refused(&o, Status::Rejected, Code::ApprovalRejected);
+    assert!(
+        o.message
+            .as_deref()
+            .is_some_and(|m| m.contains("declined in the client")),
+        "{o:#?}"
+    );
+    assert!(matches!(
+        approve(&engine, &asked.id, ApprovalScope::Once).await,
+        Decided::Already(_)
+    ));
+    let stored = engine.store().approval(&asked.id).await.expect("reads");
+    let stored = stored.expect("stored");
+    assert_eq!(stored.status, ApprovalStatus::Rejected);
+    assert_eq!(stored.decided_by.as_deref(), Some("elicitation"));
+    assert!(h.upstream.seen_at("POST", "/orders").is_empty());
+
+    // The API answers first: the call runs once, and the person's late answer is never taken.
+    let (asker, mut seen, answer) = scripted();
+    let waiting = tokio::spawn({
+        let engine = Arc::clone(&engine);
+        let asker: Arc<dyn purko_engine::Asker> = asker.clone();
+        async move {
+            engine
+                .call_with_asker(waiting_order("2", 2), Some(asker))
+                .await
+        }
+    });
+    let asked = within(seen.recv()).await.expect("the person is asked");
+    assert!(matches!(
+        approve(&engine, &asked.id, ApprovalScope::Once).await,
+        Decided::Now(_)
+    ));
+    let o = within(waiting).await.expect("joins").expect("answers");
+    assert_eq!(o.status, Status::Success, "{o:#?}");
+    assert_eq!(h.upstream.seen_at("POST", "/orders").len(), 1);
+    let stored = engine.store().approval(&asked.id).await.expect("reads");
+    assert_eq!(
+        stored.expect("stored").decided_by.as_deref(),
+        Some("operator")
+    );
+    // The ask was given up when the store answered: a late answer from it changes nothing.
+    let _ = answer.send(Some(purko_store::Answer::Reject {
+        reason: None,
+        by: "elicitation".into(),
+    }));
+    let stored = engine.store().approval(&asked.id).await.expect("reads");
+    assert_eq!(stored.expect("stored").status, ApprovalStatus::Approved);
+}
+
+#[tokio::test]
+async fn an_asker_that_cannot_answer_leaves_the_call_waiting_for_the_api() {
+    let h = Harness::start().await;
+    let engine = h.engine().await;
+    let (asker, mut seen, answer) = scripted();
+    let waiting = tokio::spawn({
+        let engine = Arc::clone(&engine);
+        let asker: Arc<dyn purko_engine::Asker> = asker.clone();
+        async move {
+            engine
+                .call_with_asker(waiting_order("1", 4), Some(asker))
+                .await
+        }
+    });
+    let asked = within(seen.recv()).await.expect("the person is asked");
+    answer.send(None).expect("the asker listens");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(!waiting.is_finished(), "still waiting for another answer");
+    assert!(matches!(
+        approve(&engine, &asked.id, ApprovalScope::Once).await,
+        Decided::Now(_)
+    ));
+    let o = within(waiting).await.expect("joins").expect("answers");
+    assert_eq!(o.status, Status::Success, "{o:#?}");
+    assert_eq!(h.upstream.seen_at("POST", "/orders").len(), 1);
+}

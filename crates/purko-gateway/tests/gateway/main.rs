@@ -9,4 +9,5 @@
     reason = "a broken fixture should fail the test loudly"
 )]
 
+mod drafting;
 mod inproc;

@@ -1,0 +1,224 @@
+//! Approvals by MCP elicitation (DESIGN.md section 6): a call that needs a person's yes is put
+//! to the person at the client's own interface, while the approval is also open on the API and
+//! the CLI; the first answer wins.
+//!
+//! - Protocol 2025-11-25 and older: the gateway sends `elicitation/create` to the client while
+//!   the call waits ([`PeerAsker`], an engine [`Asker`]).
+//! - Protocol 2026-07-28, which forbids requests from server to client: the call answers with
+//!   an `InputRequired` result carrying the same form and the approval id as `requestState`;
+//!   the client asks its person and calls again with the answer in `inputResponses`, which is
+//!   recorded on that approval before the call goes on.
+
+use std::time::Duration;
+
+use purko_engine::{AskFuture, Asker, now_ms};
+use purko_protocol::{Approval, ApprovalId, ApprovalScope};
+use purko_store::Answer;
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+};
+use rmcp::service::Peer;
+use serde_json::{Value, json};
+
+/// Who answered, as the approval records it.
+pub const BY: &str = "elicitation";
+/// The reason recorded when the person declines or dismisses the form.
+pub const DECLINED: &str = "declined in the client";
+/// The key of the approval's form among an `InputRequired` result's requests.
+pub const INPUT_KEY: &str = "purko_approval";
+/// `requestState` prefix: the rest is the approval id.
+const STATE_PREFIX: &str = "purko.approval:";
+
+/// Whether the client can show a form (a client that declares elicitation without naming a
+/// mode can, as the spec keeps it for older clients).
+pub fn client_can_elicit(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|c| c.elicitation.as_ref())
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+/// The message a person reads: the tool, its kind and where the kind comes from, the
+/// arguments, and why it needs a yes.
+pub fn message(approval: &Approval) -> String {
+    let arguments = serde_json::to_string_pretty(&approval.arguments)
+        .unwrap_or_else(|_| approval.arguments.to_string());
+    let why = if approval.reasons.is_empty() {
+        String::new()
+    } else {
+        format!("\nWhy it needs a yes: {}", approval.reasons.join("; "))
+    };
+    let reason = if approval.kind_reason.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", approval.kind_reason)
+    };
+    format!(
+        "Agent {} wants to call {} ({} tool, kind from {}{reason}).{why}\nArguments:\n{arguments}\nApprove this call once? (Approval {}; it can also be answered with `purko approvals`.)",
+        approval.agent,
+        approval.tool,
+        approval.kind.as_str(),
+        approval.kind_source.as_str(),
+        approval.id,
+    )
+}
+
+/// The form: a yes/no `approve` and an optional `comment`.
+pub fn form(approval: &Approval) -> ElicitRequestParams {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "approve": {
+                "type": "boolean",
+                "title": "Approve",
+                "description": format!("Run {} with these arguments, once", approval.tool),
+                "default": false,
+            },
+            "comment": {
+                "type": "string",
+                "title": "Comment",
+                "description": "Optional: why (recorded with the answer)",
+            },
+        },
+        "required": ["approve"],
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("a JSON object literal")
+    };
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message(approval),
+        requested_schema: ElicitationSchema::from_json_schema(schema)
+            .expect("the approval form is a valid elicitation schema"),
+    }
+}
+
+/// The approval's answer from the person's answer to the form: only an accepted form with
+/// `approve: true` is a yes; a decline, a cancel or `approve: false` is a no.
+pub fn answer_of(result: &ElicitResult) -> Answer {
+    let content = result.content.as_ref();
+    let comment = content
+        .and_then(|c| c.get("comment"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned);
+    let yes = matches!(result.action, ElicitationAction::Accept)
+        && content
+            .and_then(|c| c.get("approve"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+    if yes {
+        Answer::Approve {
+            scope: ApprovalScope::Once,
+            comment,
+            by: BY.to_owned(),
+        }
+    } else {
+        Answer::Reject {
+            reason: Some(
+                comment.map_or_else(|| DECLINED.to_owned(), |c| format!("{DECLINED}: {c}")),
+            ),
+            by: BY.to_owned(),
+        }
+    }
+}
+
+/// Protocol 2025-11-25 and older: asks through `elicitation/create` on the client's session.
+pub struct PeerAsker {
+    pub peer: Peer<RoleServer>,
+}
+
+impl Asker for PeerAsker {
+    fn ask<'a>(&'a self, approval: &'a Approval) -> AskFuture<'a> {
+        Box::pin(async move {
+            let left = u64::try_from(approval.expires_at_ms.saturating_sub(now_ms())).ok()?;
+            let answered = self
+                .peer
+                .create_elicitation_with_timeout(form(approval), Some(Duration::from_millis(left)))
+                .await;
+            match answered {
+                Ok(result) => Some(answer_of(&result)),
+                Err(e) => {
+                    // The call keeps waiting for the dashboard or the CLI.
+                    tracing::warn!(approval = %approval.id, "the client could not ask its person: {e}");
+                    None
+                }
+            }
+        })
+    }
+}
+
+/// Protocol 2026-07-28: the `InputRequired` answer to a call whose approval is waiting.
+pub fn input_required(approval: &Approval) -> InputRequiredResult {
+    let mut requests = InputRequests::new();
+    requests.insert(
+        INPUT_KEY.to_owned(),
+        InputRequest::Elicitation(ElicitRequest::new(form(approval))),
+    );
+    InputRequiredResult::new(
+        Some(requests),
+        Some(format!("{STATE_PREFIX}{}", approval.id)),
+    )
+}
+
+/// The approval a retry's `requestState` names, if it is one of ours.
+pub fn approval_of_state(state: &str) -> Option<ApprovalId> {
+    state.strip_prefix(STATE_PREFIX)?.parse().ok()
+}
+
+/// The person's answer among a retry's `inputResponses`.
+pub fn response_of(responses: Option<&InputResponses>) -> Option<Answer> {
+    let value = responses?.get(INPUT_KEY)?;
+    let result: ElicitResult = serde_json::from_value(value.clone()).ok()?;
+    Some(answer_of(&result))
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ElicitationAction;
+    use serde_json::json;
+
+    use super::*;
+
+    fn result(action: ElicitationAction, content: Option<Value>) -> ElicitResult {
+        let mut r = ElicitResult::new(action);
+        r.content = content;
+        r
+    }
+
+    #[test]
+    fn only_an_accepted_yes_approves_and_everything_else_is_declined_in_the_client() {
+        let yes = answer_of(&result(
+            ElicitationAction::Accept,
+            Some(json!({"approve": true, "comment": " fine "})),
+        ));
+        assert!(matches!(
+            yes,
+            Answer::Approve { scope: ApprovalScope::Once, comment: Some(ref c), ref by }
+                if c == "fine" && by == BY
+        ));
+        for (action, content) in [
+            (ElicitationAction::Accept, Some(json!({"approve": false}))),
+            (ElicitationAction::Accept, None),
+            (ElicitationAction::Decline, None),
+            (ElicitationAction::Cancel, None),
+        ] {
+            let no = answer_of(&result(action, content));
+            assert!(
+                matches!(no, Answer::Reject { reason: Some(ref r), .. } if r == DECLINED),
+                "{no:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_request_state_names_only_our_approvals() {
+        let id = ApprovalId::new(&ulid::Ulid::generate().to_string());
+        let state = format!("{STATE_PREFIX}{id}");
+        assert_eq!(approval_of_state(&state), Some(id));
+        assert_eq!(approval_of_state("purko.approval:a_nope"), None);
+        assert_eq!(approval_of_state("something else"), None);
+    }
+}
