@@ -1,6 +1,7 @@
 //! What Purko adds to an MCP `tools/call`: the same client calls the npm `server-everything`
 //! upstream directly and through Purko, in the same run, over stdio (`purko gateway --stdio`)
-//! and over streamable HTTP (`purko serve`'s `/mcp/<ns>/<name>`), with every judgement step on.
+//! and over streamable HTTP (`purko serve`'s `/mcp/<ns>/<name>`, with the upstream registered
+//! over HTTP too), with every judgement step on.
 //! The tool is `echo`, marked `read_only` in the server's catalogue, so the call runs at once.
 //!
 //! Prints the medians of each and their difference and ratio; needs `npm ci --prefix peers`.
@@ -68,6 +69,7 @@ fn report(transport: &str, direct: f64, purko: f64) {
 
 fn main() {
     // `cargo bench` passes --bench; this is a plain harness-less program.
+    purko_http::install_crypto();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -133,10 +135,41 @@ spec:
             .stderr(Stdio::null())
             .kill_on_drop(true);
         let _upstream = node.spawn().expect("node over HTTP");
+        // Purko's upstream is the same HTTP server the direct client calls.
+        let over_http = work.join("bench-http.yaml");
+        std::fs::write(
+            &over_http,
+            format!(
+                "apiVersion: purko.io/v1alpha1
+kind: MCPServer
+metadata: {{name: everything, namespace: bench}}
+spec:
+  transport: http
+  url: 'http://127.0.0.1:{upstream_port}/mcp'
+  catalogue:
+    echo: {{read_only: true}}
+---
+apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: bench, namespace: bench}}
+spec:
+  autonomyLevel: supervised
+"
+            ),
+        )
+        .expect("a manifest");
+        let deadline = Instant::now() + Duration::from_mins(1);
+        while tokio::net::TcpStream::connect(("127.0.0.1", upstream_port))
+            .await
+            .is_err()
+        {
+            assert!(Instant::now() < deadline, "the upstream never listened");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         let purko_port = free_port();
         let _serve = tokio::process::Command::new(purko)
             .args(["serve", "--listen", &format!("127.0.0.1:{purko_port}")])
-            .arg(&manifest)
+            .arg(&over_http)
             .env("PURKO_HOME", work.join("http-state"))
             .env("PURKO_LOG", "error")
             .env("PURKO_AGENT_TOKEN", "bench-agent")

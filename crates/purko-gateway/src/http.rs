@@ -26,6 +26,16 @@ pub fn http_service(engine: Arc<Engine>, agent: &str) -> Result<McpService> {
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))
         },
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        config(),
     ))
+}
+
+/// rmcp's defaults (loopback `Host` names only, sessions for clients on revisions before
+/// 2026-07-28), but a plain JSON answer where a call sends nothing before its result: no event
+/// stream to open and frame for every call. A call that does send something first (an
+/// elicitation on an older revision) still gets an event stream.
+fn config() -> StreamableHttpServerConfig {
+    let mut config = StreamableHttpServerConfig::default();
+    config.json_response = true;
+    config
 }
