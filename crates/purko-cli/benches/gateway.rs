@@ -4,7 +4,9 @@
 //! over HTTP too), with every judgement step on.
 //! The tool is `echo`, marked `read_only` in the server's catalogue, so the call runs at once.
 //!
-//! Prints the medians of each and their difference and ratio; needs `npm ci --prefix peers`.
+//! Prints the medians of each and their difference and ratio, then the throughput of sixteen
+//! HTTP sessions sharing one stdio upstream with Purko's CPU per call and resident memory;
+//! needs `npm ci --prefix peers`.
 //! Run with `cargo bench -p purko-cli --bench gateway`.
 
 use std::path::{Path, PathBuf};
@@ -65,6 +67,113 @@ fn report(transport: &str, direct: f64, purko: f64) {
         purko - direct,
         purko / direct
     );
+}
+
+/// Sixteen MCP sessions over streamable HTTP calling one stdio upstream through `purko serve`
+/// for ten seconds: calls per second, Purko's CPU time per call, its resident memory.
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "counts and ticks far below 2^52"
+)]
+async fn throughput(purko: &str, manifest: &Path, work: &Path) {
+    const CLIENTS: usize = 16;
+    const SECONDS: u64 = 10;
+    let port = free_port();
+    let serve = tokio::process::Command::new(purko)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .arg(manifest)
+        .env("PURKO_HOME", work.join("load-state"))
+        .env("PURKO_LOG", "error")
+        .env("PURKO_AGENT_TOKEN", "bench-agent")
+        .env("PURKO_OPERATOR_TOKEN", "bench-operator")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("purko serve");
+    let pid = serve.id().expect("a pid");
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "purko serve never listened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut clients = Vec::new();
+    for _ in 0..CLIENTS {
+        let config = StreamableHttpClientTransportConfig::with_uri(format!(
+            "http://127.0.0.1:{port}/mcp/bench/bench"
+        ))
+        .auth_header("bench-agent");
+        clients.push(
+            ().serve(StreamableHttpClientTransport::from_config(config))
+                .await
+                .expect("a session"),
+        );
+    }
+    let cpu_before = cpu_ticks(pid);
+    let started = Instant::now();
+    let stop = started + Duration::from_secs(SECONDS);
+    let mut tasks = Vec::new();
+    for client in &clients {
+        let peer = client.peer().clone();
+        tasks.push(tokio::spawn(async move {
+            let mut calls = 0u64;
+            while Instant::now() < stop {
+                let params = CallToolRequestParams::new("echo").with_arguments(
+                    json!({"message": "hi"})
+                        .as_object()
+                        .cloned()
+                        .expect("an object"),
+                );
+                let result = peer.call_tool(params).await.expect("echo answers");
+                assert_ne!(result.is_error, Some(true), "{result:?}");
+                calls += 1;
+            }
+            calls
+        }));
+    }
+    let mut calls = 0u64;
+    for task in tasks {
+        calls += task.await.expect("a client");
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu = (cpu_ticks(pid) - cpu_before) as f64 / 100.0;
+    let rss = rss_kib(pid);
+    eprintln!(
+        "load   {CLIENTS} HTTP sessions, one stdio upstream: {:.0} calls/s, Purko CPU {:.1} µs per call, RSS {:.1} MB",
+        calls as f64 / elapsed,
+        cpu / calls as f64 * 1e6,
+        rss as f64 / 1024.0
+    );
+    for client in clients {
+        let _ = client.cancel().await;
+    }
+}
+
+/// utime + stime of a process, in clock ticks (100 per second on Linux).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // Fields 14 and 15 of stat; `after` starts at field 3.
+    field(11) + field(12)
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 fn main() {
@@ -208,6 +317,8 @@ spec:
         report("http", d, p);
         let _ = direct.cancel().await;
         let _ = through.cancel().await;
+
+        throughput(purko, &manifest, &work).await;
     });
     let _ = std::fs::remove_dir_all(&work);
 }
