@@ -5,21 +5,12 @@
 use std::sync::Arc;
 
 use purko_config::env::Environment;
-use purko_engine::{Engine, EngineOptions};
 use purko_gateway::Gateway;
-use purko_store::SqliteStore;
 
-use crate::{Failure, GatewayArgs};
+use crate::{Failure, GatewayArgs, start};
 
 pub fn gateway(args: &GatewayArgs) -> Result<(), Failure> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PURKO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    start::logging("warn", false);
     if !args.stdio {
         return Err(Failure::new(
             "say which transport to serve MCP on",
@@ -28,21 +19,8 @@ pub fn gateway(args: &GatewayArgs) -> Result<(), Failure> {
         ));
     }
     let env = Environment::from_process();
-    let manifests = if args.manifests.is_empty() {
-        purko_config::Manifests::default()
-    } else {
-        purko_config::load(&args.manifests).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Failure::new(
-                format!("cannot start the runtime: {e}"),
-                "check the machine's thread and file limits",
-                1,
-            )
-        })?;
+    let manifests = start::manifests(&args.manifests)?;
+    let runtime = start::runtime()?;
     let result = runtime.block_on(run(args, env, manifests));
     // Upstream MCP servers and a call still waiting for a person must not hold the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
@@ -54,12 +32,7 @@ async fn run(
     env: Environment,
     manifests: purko_config::Manifests,
 ) -> Result<(), Failure> {
-    let store =
-        SqliteStore::open(&env.home).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
-    let engine = Engine::new(&manifests, Arc::new(store), EngineOptions::default())
-        .await
-        .map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
-    let engine = Arc::new(engine);
+    let engine = start::engine(&env, &manifests).await?;
     let gateway = Gateway::new(Arc::clone(&engine), &args.agent).map_err(|e| {
         let hint = if args.manifests.is_empty() {
             "pass the manifest files or folders that define the agent".to_owned()

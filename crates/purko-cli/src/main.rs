@@ -6,6 +6,7 @@ mod gateway;
 mod judge;
 mod mcp;
 mod serve;
+mod start;
 
 use std::io::Write;
 use std::net::SocketAddr;

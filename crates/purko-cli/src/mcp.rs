@@ -6,27 +6,14 @@ use std::sync::Arc;
 
 use purko_config::env::Environment;
 use purko_config::{Agent, Manifests};
-use purko_engine::{Engine, EngineOptions};
 use purko_gateway::Drafting;
-use purko_store::SqliteStore;
 
-use crate::{Failure, McpArgs};
+use crate::{Failure, McpArgs, start};
 
 pub fn mcp(args: &McpArgs) -> Result<(), Failure> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PURKO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    start::logging("warn", false);
     let env = Environment::from_process();
-    let manifests = if args.manifests.is_empty() {
-        Manifests::default()
-    } else {
-        purko_config::load(&args.manifests).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?
-    };
+    let manifests = start::manifests(&args.manifests)?;
     let agent = choose_agent(&manifests, args.agent.as_deref())?.clone();
     let workdir = std::env::current_dir().map_err(|e| {
         Failure::new(
@@ -35,16 +22,7 @@ pub fn mcp(args: &McpArgs) -> Result<(), Failure> {
             1,
         )
     })?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Failure::new(
-                format!("cannot start the runtime: {e}"),
-                "check the machine's thread and file limits",
-                1,
-            )
-        })?;
+    let runtime = start::runtime()?;
     let result = runtime.block_on(run(env, &manifests, &agent, workdir));
     // Upstream MCP servers must not hold the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
@@ -97,16 +75,7 @@ async fn run(
     agent: &Agent,
     workdir: std::path::PathBuf,
 ) -> Result<(), Failure> {
-    let store =
-        SqliteStore::open(&env.home).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
-    let engine = Engine::new(
-        &Drafting::engine_manifests(manifests),
-        Arc::new(store),
-        EngineOptions::default(),
-    )
-    .await
-    .map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
-    let engine = Arc::new(engine);
+    let engine = start::engine(&env, &Drafting::engine_manifests(manifests)).await?;
     let drafting = Drafting::new(Arc::clone(&engine), agent, workdir)
         .map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
     tracing::info!(

@@ -3,37 +3,17 @@
 use std::sync::Arc;
 
 use purko_config::env::Environment;
-use purko_engine::{Engine, EngineOptions};
-use purko_store::SqliteStore;
 
-use crate::{Failure, ServeArgs};
+use crate::{Failure, ServeArgs, start};
 
 pub fn serve(args: &ServeArgs) -> Result<(), Failure> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PURKO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    start::logging("info", true);
     let env = Environment::from_process();
-    let manifests = if args.manifests.is_empty() {
+    if args.manifests.is_empty() {
         tracing::warn!("no manifests given: serving no agents; pass manifest files or folders");
-        purko_config::Manifests::default()
-    } else {
-        purko_config::load(&args.manifests).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Failure::new(
-                format!("cannot start the runtime: {e}"),
-                "check the machine's thread and file limits",
-                1,
-            )
-        })?;
-    runtime.block_on(run(args, env, manifests))
+    }
+    let manifests = start::manifests(&args.manifests)?;
+    start::runtime()?.block_on(run(args, env, manifests))
 }
 
 async fn run(
@@ -41,12 +21,7 @@ async fn run(
     env: Environment,
     manifests: purko_config::Manifests,
 ) -> Result<(), Failure> {
-    let store =
-        SqliteStore::open(&env.home).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
-    let engine = Engine::new(&manifests, Arc::new(store), EngineOptions::default())
-        .await
-        .map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
-    let engine = Arc::new(engine);
+    let engine = start::engine(&env, &manifests).await?;
     let (tokens, files) = purko_server::load_or_create_tokens(
         &env.home,
         env.operator_token.clone(),

@@ -1,0 +1,56 @@
+//! What every long-running command does first: logs on standard error, the manifests, a Tokio
+//! runtime, and an engine on the store under `PURKO_HOME`. Standard output stays free for the
+//! commands that speak a protocol on it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use purko_config::Manifests;
+use purko_config::env::Environment;
+use purko_engine::{Engine, EngineOptions};
+use purko_store::SqliteStore;
+
+use crate::Failure;
+
+/// Logs to standard error; `PURKO_LOG` overrides `default` (a tracing filter such as `warn`).
+pub fn logging(default: &str, ansi: bool) {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("PURKO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
+        )
+        .init();
+}
+
+/// The manifests of these files and folders; none at all when no path is given.
+pub fn manifests(paths: &[PathBuf]) -> Result<Manifests, Failure> {
+    if paths.is_empty() {
+        return Ok(Manifests::default());
+    }
+    purko_config::load(paths).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))
+}
+
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Failure::new(
+                format!("cannot start the runtime: {e}"),
+                "check the machine's thread and file limits",
+                1,
+            )
+        })
+}
+
+/// The engine over the store in the state folder; it starts the registered MCP servers.
+pub async fn engine(env: &Environment, manifests: &Manifests) -> Result<Arc<Engine>, Failure> {
+    let store =
+        SqliteStore::open(&env.home).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
+    let engine = Engine::new(manifests, Arc::new(store), EngineOptions::default())
+        .await
+        .map_err(|e| Failure::new(e.to_string(), e.hint(), 1))?;
+    Ok(Arc::new(engine))
+}
