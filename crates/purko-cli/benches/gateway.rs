@@ -107,7 +107,7 @@ async fn throughput(purko: &str, manifest: &Path, work: &Path) {
         ))
         .auth_header("bench-agent");
         clients.push(
-            ().serve(StreamableHttpClientTransport::from_config(config))
+            ().serve(StreamableHttpClientTransport::with_client(pooled(), config))
                 .await
                 .expect("a session"),
         );
@@ -150,6 +150,15 @@ async fn throughput(purko: &str, manifest: &Path, work: &Path) {
     for client in clients {
         let _ = client.cancel().await;
     }
+}
+
+/// A client that keeps its connections, as the Python SDK's httpx and browsers do (rmcp's
+/// default client opens one per request).
+fn pooled() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("a client")
 }
 
 /// utime + stime of a process, in clock ticks (100 per second on Linux).

@@ -150,7 +150,15 @@ async fn open_unbounded(
             }
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            let transport = StreamableHttpClientTransport::from_config(config);
+            // A pooled client: rmcp's default opens a new connection per request, which costs
+            // a handshake and a shutdown on every call. rmcp drains each response, so a kept
+            // connection is safe to reuse.
+            let client = reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| format!("cannot make an HTTP client for {url}: {e}"))?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
             let running = handler
                 .serve(transport)
                 .await
