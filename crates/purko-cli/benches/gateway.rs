@@ -9,6 +9,7 @@
 //! needs `npm ci --prefix peers`.
 //! Run with `cargo bench -p purko-cli --bench gateway`.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -150,6 +151,72 @@ async fn throughput(purko: &str, manifest: &Path, work: &Path) {
     for client in clients {
         let _ = client.cancel().await;
     }
+}
+
+/// `tools/list` through `purko gateway --stdio` for an agent that sees ten upstreams of 100
+/// tools each: answered from the registry's cache and the agent's precomputed view.
+async fn many_tools(purko: &str, work: &Path) {
+    const SERVERS: usize = 10;
+    const TOOLS: usize = 100;
+    const LISTS: usize = 300;
+    let peers = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../peers/node_modules/@modelcontextprotocol/sdk");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/many_tools.mjs");
+    let mut yaml = String::new();
+    for i in 0..SERVERS {
+        let _ = write!(
+            yaml,
+            "apiVersion: purko.io/v1alpha1
+kind: MCPServer
+metadata: {{name: s{i}, namespace: bench}}
+spec:
+  transport: stdio
+  command: node
+  args: ['{}', '{}', 's{i}', '{TOOLS}']
+---
+",
+            script.display(),
+            peers.display()
+        );
+    }
+    yaml.push_str(
+        "apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {name: many, namespace: bench}
+spec:
+  autonomyLevel: full
+",
+    );
+    let manifest = work.join("many.yaml");
+    std::fs::write(&manifest, yaml).expect("a manifest");
+    let mut gateway = tokio::process::Command::new(purko);
+    gateway
+        .args(["gateway", "--stdio", "--agent", "bench/many"])
+        .arg(&manifest)
+        .env("PURKO_HOME", work.join("many-state"))
+        .env("PURKO_LOG", "error")
+        .stderr(Stdio::null());
+    let client = ().serve(TokioChildProcess::new(gateway).expect("purko")).await.expect("purko");
+    let first = client.list_all_tools().await.expect("a list");
+    assert_eq!(
+        first.len(),
+        SERVERS * TOOLS,
+        "every upstream tool is listed"
+    );
+    let mut times = Vec::with_capacity(LISTS);
+    for _ in 0..LISTS {
+        let started = Instant::now();
+        let tools = client.list_all_tools().await.expect("a list");
+        times.push(started.elapsed());
+        assert_eq!(tools.len(), SERVERS * TOOLS);
+    }
+    times.sort();
+    eprintln!(
+        "list   tools/list of {} tools from {SERVERS} upstreams through purko gateway --stdio: median {:.2} ms",
+        SERVERS * TOOLS,
+        times[LISTS / 2].as_secs_f64() * 1e3
+    );
+    let _ = client.cancel().await;
 }
 
 /// A client that keeps its connections, as the Python SDK's httpx and browsers do (rmcp's
@@ -328,6 +395,7 @@ spec:
         let _ = through.cancel().await;
 
         throughput(purko, &manifest, &work).await;
+        many_tools(purko, &work).await;
     });
     let _ = std::fs::remove_dir_all(&work);
 }
