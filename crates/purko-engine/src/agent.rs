@@ -278,23 +278,31 @@ fn api_tool(
 
 /// The tools an agent can see, as `GET /api/tools` lists them.
 pub fn tool_views(agent: &AgentRuntime) -> Vec<Value> {
-    let view = agent.view();
-    view.guard
-        .catalogue()
-        .tools()
-        .iter()
-        .filter(|t| view.guard.could_call(&t.name))
-        .filter_map(|t| {
-            let c = view.guard.classification(&t.name)?;
-            Some(json!({
-                "name": t.name,
-                "description": t.description,
-                "inputSchema": t.input_schema,
-                "backend": view.backends.get(&t.name).map(Backend::name),
-                "kind": c.kind,
-                "kind_source": c.source,
-                "kind_reason": c.reason,
-            }))
-        })
-        .collect()
+    agent.view().tool_views()
+}
+
+impl View {
+    /// The tools of this view an agent can see, with kind, source and reason: what
+    /// `GET /api/tools` and the MCP gateway list.
+    pub fn tool_views(&self) -> Vec<Value> {
+        let view = self;
+        view.guard
+            .catalogue()
+            .tools()
+            .iter()
+            .filter(|t| view.guard.could_call(&t.name))
+            .filter_map(|t| {
+                let c = view.guard.classification(&t.name)?;
+                Some(json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "inputSchema": t.input_schema,
+                    "backend": view.backends.get(&t.name).map(Backend::name),
+                    "kind": c.kind,
+                    "kind_source": c.source,
+                    "kind_reason": c.reason,
+                }))
+            })
+            .collect()
+    }
 }

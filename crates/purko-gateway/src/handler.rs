@@ -9,11 +9,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::http::request::Parts;
-use purko_engine::{Asker, CallRequest, Engine, arguments_digest};
+use purko_engine::{Asker, CallRequest, Engine, View, arguments_digest};
 use purko_protocol::{Observation, Status};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -39,6 +40,7 @@ in `_meta` returns the stored result.";
 pub struct Gateway {
     engine: Arc<Engine>,
     agent: String,
+    listing: Arc<Listing>,
     /// The session of a connection that has no MCP session id (stdio).
     connection: String,
     steps: AtomicU64,
@@ -63,7 +65,16 @@ impl Gateway {
             agent: agent.to_owned(),
             connection: format!("mcp-{}", ulid::Ulid::generate()),
             steps: AtomicU64::new(0),
+            listing: Arc::new(Listing::default()),
         })
+    }
+
+    /// Shares one cache of the converted tool list between gateways of the same agent (the
+    /// HTTP service makes a gateway per session, or per request on the stateless revision).
+    #[must_use]
+    pub fn with_listing(mut self, listing: Arc<Listing>) -> Self {
+        self.listing = listing;
+        self
     }
 
     /// The agent this gateway serves.
@@ -200,10 +211,9 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let views = self.engine.tools(&self.agent).map_err(|e| internal(&e))?;
-        Ok(ListToolsResult::with_all_items(
-            views.iter().filter_map(mcp_tool).collect(),
-        ))
+        let agent = self.engine.agent(&self.agent).map_err(|e| internal(&e))?;
+        let tools = self.listing.tools(agent.view());
+        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 
     async fn call_tool(
@@ -257,6 +267,35 @@ impl ServerHandler for Gateway {
                 .into())
             }
         }
+    }
+}
+
+/// The agent's tools as MCP tools, converted once per view of the agent: the view is swapped
+/// whenever an upstream's tool list changes, so it is the cache's key (held, so its address
+/// cannot be reused while cached).
+#[derive(Debug, Default)]
+pub struct Listing {
+    cached: std::sync::Mutex<Option<Converted>>,
+}
+
+/// A view and its tools as MCP tools.
+type Converted = (Arc<View>, Arc<Vec<Tool>>);
+
+impl Listing {
+    fn tools(&self, view: Arc<View>) -> Arc<Vec<Tool>> {
+        let mut cached = self
+            .cached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((seen, tools)) = cached.as_ref()
+            && Arc::ptr_eq(seen, &view)
+        {
+            return Arc::clone(tools);
+        }
+        let tools: Arc<Vec<Tool>> =
+            Arc::new(view.tool_views().iter().filter_map(mcp_tool).collect());
+        *cached = Some((view, Arc::clone(&tools)));
+        tools
     }
 }
 

@@ -10,7 +10,7 @@ use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::error::Result;
-use crate::handler::Gateway;
+use crate::handler::{Gateway, Listing};
 
 /// The streamable HTTP service of one agent's gateway.
 pub type McpService = StreamableHttpService<Gateway, LocalSessionManager>;
@@ -20,9 +20,11 @@ pub type McpService = StreamableHttpService<Gateway, LocalSessionManager>;
 pub fn http_service(engine: Arc<Engine>, agent: &str) -> Result<McpService> {
     Gateway::new(Arc::clone(&engine), agent)?;
     let agent = agent.to_owned();
+    let listing = Arc::new(Listing::default());
     Ok(StreamableHttpService::new(
         move || {
             Gateway::new(Arc::clone(&engine), &agent)
+                .map(|g| g.with_listing(Arc::clone(&listing)))
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))
         },
         Arc::new(LocalSessionManager::default()),
