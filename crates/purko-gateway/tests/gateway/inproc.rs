@@ -332,3 +332,46 @@ async fn an_unknown_agent_is_refused_before_serving() {
     );
     assert!(error.hint().contains("namespace/name"));
 }
+
+#[tokio::test]
+async fn the_listing_follows_the_agents_view_when_an_upstream_adds_a_tool() {
+    let shop = Shop::start().await;
+    let path = shop.dir.join("desk.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: purko.io/v1alpha1\nkind: Agent\nmetadata: {name: desk, namespace: test}\nspec:\n  autonomyLevel: supervised\n",
+    )
+    .unwrap();
+    let manifests = purko_config::load(&[path]).unwrap();
+    let store = SqliteStore::open(&shop.dir.join("desk-state")).unwrap();
+    let engine = Arc::new(
+        Engine::new(&manifests, Arc::new(store), EngineOptions::default())
+            .await
+            .unwrap(),
+    );
+    let client = connect(&engine, "test/desk").await;
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+    assert!(
+        client.list_all_tools().await.unwrap().is_empty(),
+        "from the cache"
+    );
+
+    // What the registry does when a server's list changes: the agent's view is rebuilt.
+    let mut spec = purko_protocol::ToolSpec::new("lookup_stock", "Look up the stock of an item.");
+    spec.input_schema = Some(json!({"type": "object"}));
+    let tool = purko_mcp::McpTool {
+        exposed: "lookup_stock".into(),
+        server: "inventory".into(),
+        upstream: "lookup_stock".into(),
+        spec,
+    };
+    engine.agent("test/desk").unwrap().rebuild(&[tool]).unwrap();
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["lookup_stock"]);
+}
