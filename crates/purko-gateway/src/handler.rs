@@ -2,8 +2,11 @@
 //! gateway adds no judgement of its own and never runs a tool itself.
 //!
 //! A call is keyed by (session, step), which is what makes a repeated call run once: the
-//! session is the MCP session (or this connection, on stdio), the step a per-session counter
-//! unless the client names it in `_meta["purko.io/step"]`.
+//! session is `_meta["purko.io/session"]` when the client names it, else the MCP session (or
+//! this connection, on stdio); the step a per-session counter unless the client names it in
+//! `_meta["purko.io/step"]`. On 2026-07-28 over HTTP there is no MCP session: each request is a
+//! session of its own unless the client names one, so a repeat can only be recognised when the
+//! client sends its session and step (or its own idempotency key).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,12 +32,16 @@ use crate::result::call_tool_result;
 pub const META_STEP: &str = "purko.io/step";
 /// `_meta` key for the caller's own idempotency key.
 pub const META_IDEMPOTENCY_KEY: &str = "purko.io/idempotency-key";
+/// `_meta` key a client sets to name its conversation itself: the 2026-07-28 revision has no
+/// MCP session, so without it every request over HTTP is a session of its own.
+pub const META_SESSION: &str = "purko.io/session";
 
 const INSTRUCTIONS: &str = "These tools are guarded by Purko. Every call is judged against \
 the agent's policy: reads run, writes and calls that send data out may wait for a person's \
 approval, and refused calls come back as errors with a code and a remediation that says \
 what to do instead. A write runs once per step: calling again with the same `purko.io/step` \
-in `_meta` returns the stored result.";
+(and `purko.io/session`, where the transport has no session) in `_meta` returns the stored \
+result.";
 
 /// One agent's guarded tools as an MCP server.
 pub struct Gateway {
@@ -109,12 +116,15 @@ impl Gateway {
                 .or_else(|| context.meta.get(key))
                 .cloned()
         };
-        let session = context
-            .extensions
-            .get::<Parts>()
-            .and_then(|parts| parts.headers.get("mcp-session-id"))
-            .and_then(|v| v.to_str().ok())
-            .map_or_else(|| self.connection.clone(), |id| format!("mcp-{id}"));
+        let session = match meta(META_SESSION) {
+            Some(Value::String(s)) if !s.is_empty() => s,
+            _ => context
+                .extensions
+                .get::<Parts>()
+                .and_then(|parts| parts.headers.get("mcp-session-id"))
+                .and_then(|v| v.to_str().ok())
+                .map_or_else(|| self.connection.clone(), |id| format!("mcp-{id}")),
+        };
         let counted = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
         let step = match meta(META_STEP) {
             Some(Value::String(s)) if !s.is_empty() => s,

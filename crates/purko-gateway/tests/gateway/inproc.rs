@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use pretty_assertions::assert_eq;
 use purko_engine::{Engine, EngineOptions};
-use purko_gateway::{Gateway, META_STEP};
+use purko_gateway::{Gateway, META_SESSION, META_STEP};
 use purko_protocol::{ApprovalScope, ApprovalStatus};
 use purko_store::{Answer, ApprovalFilter, SqliteStore};
 use rmcp::model::{CallToolRequestParams, CallToolResult, MetaObject, RequestMetaObject};
@@ -374,4 +374,47 @@ async fn the_listing_follows_the_agents_view_when_an_upstream_adds_a_tool() {
         .map(|t| t.name.to_string())
         .collect();
     assert_eq!(names, ["lookup_stock"]);
+}
+
+#[tokio::test]
+async fn a_session_named_in_meta_makes_two_connections_one_conversation() {
+    let shop = Shop::start().await;
+    let engine = shop.engine().await;
+    let with_session = |session: &str| {
+        let mut params = params(
+            "create_order",
+            &json!({"item": "pear", "quantity": 1}),
+            Some("7"),
+        );
+        if let Some(meta) = params.meta.as_mut() {
+            meta.0.insert(META_SESSION.into(), json!(session));
+        }
+        params
+    };
+    let first = connect(&engine, "test/auto").await;
+    let ran = tokio::time::timeout(PATIENCE, first.call_tool(with_session("conversation-1")))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_ne!(ran.is_error, Some(true), "{ran:?}");
+    assert_eq!(shop.orders(), 1);
+
+    // Another connection (as every request is on 2026-07-28 over HTTP), the same session and
+    // step: the stored result, not a second order.
+    let second = connect(&engine, "test/auto").await;
+    let again = tokio::time::timeout(PATIENCE, second.call_tool(with_session("conversation-1")))
+        .await
+        .unwrap()
+        .unwrap();
+    let again = serde_json::to_value(&again.structured_content).unwrap();
+    assert_eq!(again["replayed"], true, "{again}");
+    assert_eq!(shop.orders(), 1);
+
+    // Another session named: another call.
+    let other = tokio::time::timeout(PATIENCE, second.call_tool(with_session("conversation-2")))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_ne!(other.is_error, Some(true), "{other:?}");
+    assert_eq!(shop.orders(), 2);
 }
