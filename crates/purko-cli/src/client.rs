@@ -373,15 +373,15 @@ fn approval_text(a: &Value) -> String {
     out
 }
 
+/// What `encode` leaves as it is: letters, digits, `-_.~` and `/` (an agent is `ns/name`).
+const KEPT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b'/');
+
 /// Percent-encodes a path segment or query value.
 fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(text, KEPT).to_string()
 }

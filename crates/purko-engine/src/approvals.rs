@@ -13,8 +13,9 @@ use serde_json::json;
 
 use crate::agent::{AgentRuntime, Webhook};
 use crate::clock::now_ms;
-use crate::engine::{CallRequest, Engine, approval_for, call_key, digest_of};
+use crate::engine::{CallRequest, Engine, approval_for, call_key};
 use crate::error::Result;
+use crate::once::arguments_digest;
 
 /// What [`Asker::ask`] returns: a boxed future, so the trait can be used as `dyn Asker`.
 pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Option<Answer>> + Send + 'a>>;
@@ -43,8 +44,8 @@ pub async fn gate(
     evaluation: &Evaluation,
     asker: Option<&dyn Asker>,
 ) -> Result<Gate> {
-    let store = engine.store_ref();
-    let digest = digest_of(request);
+    let store = engine.store().as_ref();
+    let digest = arguments_digest(&request.arguments);
     if store
         .has_grant(&agent.key, &request.session, &request.name, &digest)
         .await?
@@ -90,7 +91,7 @@ pub async fn gate(
 /// answer goes through the store like any other (first answer wins), and what counts is the
 /// approval as it then stands.
 async fn ask_and_wait(engine: &Engine, asker: &dyn Asker, approval: &Approval) -> Result<Approval> {
-    let store = engine.store_ref();
+    let store = engine.store().as_ref();
     let stored = store.wait_approval(&approval.id);
     tokio::pin!(stored);
     tokio::select! {
@@ -106,9 +107,7 @@ async fn ask_and_wait(engine: &Engine, asker: &dyn Asker, approval: &Approval) -
 }
 
 fn pending(approval: &Approval, evaluation: &Evaluation) -> Observation {
-    let mut o = Observation::failure(
-        Status::Pending,
-        Code::Internal,
+    Observation::pending(
         format!(
             "{} needs a person's yes: approval {} is waiting",
             approval.tool, approval.id
@@ -117,9 +116,8 @@ fn pending(approval: &Approval, evaluation: &Evaluation) -> Observation {
             "call {} again with the same session, step and arguments to get its result once a person has answered",
             approval.tool
         ),
-    );
-    o.code = None;
-    o.with_approval(approval.id.clone())
+    )
+    .with_approval(approval.id.clone())
         .with_decision(evaluation.decision_id.clone())
 }
 

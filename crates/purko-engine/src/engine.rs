@@ -353,7 +353,7 @@ impl Engine {
             let _ = writeln!(
                 text,
                 "  ended       {}{code}{replayed} after {} µs",
-                status_str(o.status),
+                o.status.as_str(),
                 outcome.duration_us
             );
             if let Some(approval) = &outcome.approval_id {
@@ -385,7 +385,7 @@ impl Engine {
 
     fn finish(&self, observation: Observation) -> Observation {
         self.metrics.outcome(
-            status_str(observation.status),
+            observation.status.as_str(),
             observation.code.map(Code::as_str),
         );
         observation
@@ -639,16 +639,6 @@ fn refusal(view: &View, request: &CallRequest, evaluation: &Evaluation) -> Obser
     o.with_decision(evaluation.decision_id.clone())
 }
 
-pub(crate) fn status_str(status: Status) -> &'static str {
-    match status {
-        Status::Success => "success",
-        Status::Error => "error",
-        Status::Denied => "denied",
-        Status::Rejected => "rejected",
-        Status::Pending => "pending",
-    }
-}
-
 /// The key of "the same call" for approvals.
 pub(crate) fn call_key(agent: &AgentRuntime, request: &CallRequest, digest: &str) -> CallKey {
     CallKey {
@@ -691,15 +681,5 @@ pub(crate) fn approval_for(
         decided_at_ms: None,
         decided_by: None,
         comment: None,
-    }
-}
-
-pub(crate) fn digest_of(request: &CallRequest) -> String {
-    arguments_digest(&request.arguments)
-}
-
-impl Engine {
-    pub(crate) fn store_ref(&self) -> &dyn Store {
-        self.store.as_ref()
     }
 }

@@ -161,23 +161,23 @@ impl Egress {
     /// blocked address refuses the whole name. A name that does not resolve is refused too.
     pub async fn resolve(&self, url: &Url) -> std::result::Result<Vec<SocketAddr>, Blocked> {
         let checked = self.check(url.as_str())?;
+        self.addresses(&checked).await.map_err(|e| Blocked {
+            url: checked.to_string(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// The addresses of a URL that passed [`Egress::check`], each checked.
+    async fn addresses(&self, checked: &Url) -> std::result::Result<Vec<SocketAddr>, ResolveError> {
         let port = checked.port_or_known_default().unwrap_or(80);
-        let admitted = self.admitted.admits(&checked);
         match checked.host() {
             Some(Host::Ipv4(ip)) => Ok(vec![SocketAddr::new(IpAddr::V4(ip), port)]),
             Some(Host::Ipv6(ip)) => Ok(vec![SocketAddr::new(IpAddr::V6(ip), port)]),
             Some(Host::Domain(name)) => {
-                resolve_name(name, port, admitted, self.admitted.names_exactly(name))
-                    .await
-                    .map_err(|e| Blocked {
-                        url: checked.to_string(),
-                        reason: e.to_string(),
-                    })
+                let admitted = self.admitted.admits(checked);
+                resolve_name(name, port, admitted, self.admitted.names_exactly(name)).await
             }
-            None => Err(Blocked {
-                url: checked.to_string(),
-                reason: "the URL has no host".into(),
-            }),
+            None => Err(ResolveError::Blocked("the URL has no host".into())),
         }
     }
 
@@ -190,12 +190,7 @@ impl Egress {
             Ok(checked) => checked,
             Err(blocked) => return Some(blocked),
         };
-        let Some(Host::Domain(name)) = checked.host() else {
-            return None;
-        };
-        let port = checked.port_or_known_default().unwrap_or(80);
-        let admitted = self.admitted.admits(&checked);
-        match resolve_name(name, port, admitted, self.admitted.names_exactly(name)).await {
+        match self.addresses(&checked).await {
             Ok(_) | Err(ResolveError::NotFound(_)) => None,
             Err(e @ ResolveError::Blocked(_)) => Some(Blocked {
                 url: checked.to_string(),

@@ -119,7 +119,7 @@ impl Registry {
     /// Starts one supervisor task per server and returns at once; a server that cannot start
     /// is reported in [`Registry::servers`], never as an error. Call inside a Tokio runtime.
     pub fn start(specs: Vec<ServerSpec>) -> Registry {
-        crate::install_crypto();
+        purko_http::install_crypto();
         let slots = specs
             .into_iter()
             .map(|spec| Slot {

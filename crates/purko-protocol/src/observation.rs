@@ -22,6 +22,19 @@ pub enum Status {
     Pending,
 }
 
+impl Status {
+    /// The wire word, e.g. `pending`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Error => "error",
+            Self::Denied => "denied",
+            Self::Rejected => "rejected",
+            Self::Pending => "pending",
+        }
+    }
+}
+
 /// The answer to one guarded call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
@@ -67,6 +80,16 @@ impl Observation {
         Self::bare(
             status,
             Some(code),
+            Some(message.into()),
+            Some(remediation.into()),
+        )
+    }
+
+    /// A call waiting for a person: no code, since nothing failed.
+    pub fn pending(message: impl Into<String>, remediation: impl Into<String>) -> Self {
+        Self::bare(
+            Status::Pending,
+            None,
             Some(message.into()),
             Some(remediation.into()),
         )
