@@ -14,6 +14,7 @@ use purko_http::{ApiTool, Auth, Egress, Secret};
 use purko_mcp::McpTool;
 use purko_protocol::{Autonomy, ToolSpec};
 use serde_json::{Value, json};
+use tokio::sync::watch;
 
 use crate::error::{Error, Result};
 
@@ -55,6 +56,25 @@ pub struct View {
     pub backends: HashMap<String, Backend>,
     /// Tools the manifest lists that nothing can run here, with their type.
     pub unavailable: HashMap<String, &'static str>,
+    /// The registered MCP servers whose prompts and resources the agent's gateway passes on.
+    pub mcp_servers: McpServers,
+}
+
+/// The registered MCP servers an agent sees: every one for an agent with no `spec.tools`, else
+/// those of the MCP tools it lists (in registration order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum McpServers {
+    All,
+    Only(Vec<String>),
+}
+
+impl McpServers {
+    pub fn contains(&self, server: &str) -> bool {
+        match self {
+            Self::All => true,
+            Self::Only(names) => names.iter().any(|n| n == server),
+        }
+    }
 }
 
 /// An agent, ready to judge and run calls.
@@ -80,6 +100,8 @@ pub struct AgentRuntime {
     inference: Inference,
     autonomy: Autonomy,
     view: ArcSwap<View>,
+    /// Bumped whenever the view is rebuilt.
+    view_changes: watch::Sender<u64>,
 }
 
 /// The default cap on what one observation carries back to the model.
@@ -160,7 +182,9 @@ impl AgentRuntime {
                 }),
                 backends: HashMap::new(),
                 unavailable: HashMap::new(),
+                mcp_servers: McpServers::Only(Vec::new()),
             }),
+            view_changes: watch::channel(0).0,
         };
         runtime.rebuild(&[])?;
         Ok(runtime)
@@ -169,6 +193,11 @@ impl AgentRuntime {
     /// What the agent can call now.
     pub fn view(&self) -> Arc<View> {
         self.view.load_full()
+    }
+
+    /// Bumped whenever the view changes (an upstream's tools changed).
+    pub fn view_changes(&self) -> watch::Receiver<u64> {
+        self.view_changes.subscribe()
     }
 
     /// Rebuilds the view with the registered servers' current tools.
@@ -188,13 +217,21 @@ impl AgentRuntime {
             McpAccess::All => None,
             McpAccess::Listed(names) => Some(names),
         };
+        let mut servers: Vec<String> = Vec::new();
         for tool in mcp_tools {
             let visible = listed.is_none_or(|names| names.contains(&tool.exposed));
             if visible && !backends.contains_key(&tool.exposed) {
                 specs.push(tool.spec.clone());
                 backends.insert(tool.exposed.clone(), Backend::Mcp);
+                if !servers.contains(&tool.server) {
+                    servers.push(tool.server.clone());
+                }
             }
         }
+        let mcp_servers = match listed {
+            None => McpServers::All,
+            Some(_) => McpServers::Only(servers),
+        };
         for name in listed.into_iter().flatten() {
             if !backends.contains_key(name) {
                 unavailable.insert(name.clone(), "mcp");
@@ -217,7 +254,9 @@ impl AgentRuntime {
             guard,
             backends,
             unavailable,
+            mcp_servers,
         }));
+        self.view_changes.send_modify(|n| *n = n.wrapping_add(1));
         Ok(())
     }
 

@@ -20,12 +20,24 @@ use crate::once::arguments_digest;
 /// What [`Asker::ask`] returns: a boxed future, so the trait can be used as `dyn Asker`.
 pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Option<Answer>> + Send + 'a>>;
 
-/// A channel that can put an approval to a person right where the call came from (the MCP
-/// gateway's elicitation). It races the store: whichever answer comes first is the answer.
+/// What [`Asker::while_waiting`] returns.
+pub type WaitingFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// The channel a call came from (the MCP gateway's client): it can put an approval to a person
+/// right there (elicitation), racing the store, whichever answer comes first being the answer;
+/// and it can keep its caller informed while the call waits (progress notifications).
 pub trait Asker: Send + Sync {
     /// Asks the person about `approval`. `None` means this channel cannot answer (the client
     /// cannot elicit, or the request failed): the call then keeps waiting on the other channels.
+    /// Never called when the agent has elicitation turned off.
     fn ask<'a>(&'a self, approval: &'a Approval) -> AskFuture<'a>;
+
+    /// Runs for as long as the call waits for any answer and is dropped when one comes; its
+    /// end does not end the wait. The default does nothing.
+    fn while_waiting<'a>(&'a self, approval: &'a Approval) -> WaitingFuture<'a> {
+        let _ = approval;
+        Box::pin(std::future::pending())
+    }
 }
 
 /// Whether a call that needed a yes may go on.
@@ -74,9 +86,9 @@ pub async fn gate(
     if !request.wait.unwrap_or(agent.wait) {
         return Ok(Gate::Stop(pending(&approval, evaluation)));
     }
-    let approval = match asker.filter(|_| agent.elicitation) {
+    let approval = match asker {
         None => store.wait_approval(&approval.id).await?,
-        Some(asker) => ask_and_wait(engine, asker, &approval).await?,
+        Some(asker) => ask_and_wait(engine, asker, &approval, agent.elicitation).await?,
     };
     Ok(match approval.status {
         ApprovalStatus::Approved => Gate::Go(Some(Box::new(approval))),
@@ -87,22 +99,42 @@ pub async fn gate(
     })
 }
 
-/// Waits for the stored answer while the asker puts the approval to its person; the asker's
-/// answer goes through the store like any other (first answer wins), and what counts is the
-/// approval as it then stands.
-async fn ask_and_wait(engine: &Engine, asker: &dyn Asker, approval: &Approval) -> Result<Approval> {
+/// Waits for the stored answer while the asker puts the approval to its person (when
+/// `elicitation` allows) and keeps its caller informed; the asker's answer goes through the
+/// store like any other (first answer wins), and what counts is the approval as it then stands.
+async fn ask_and_wait(
+    engine: &Engine,
+    asker: &dyn Asker,
+    approval: &Approval,
+    elicitation: bool,
+) -> Result<Approval> {
     let store = engine.store().as_ref();
     let stored = store.wait_approval(&approval.id);
-    tokio::pin!(stored);
-    tokio::select! {
-        decided = &mut stored => Ok(decided?),
-        answer = asker.ask(approval) => match answer {
-            Some(answer) => match engine.answer(&approval.id, answer).await? {
-                Decided::Now(a) | Decided::Already(a) => Ok(a),
-                Decided::NotFound => Ok(stored.await?),
-            },
-            None => Ok(stored.await?),
-        },
+    let asked = async {
+        if elicitation {
+            asker.ask(approval).await
+        } else {
+            None
+        }
+    };
+    let informing = asker.while_waiting(approval);
+    tokio::pin!(stored, asked, informing);
+    let mut asking = true;
+    let mut informed = false;
+    loop {
+        tokio::select! {
+            decided = &mut stored => return Ok(decided?),
+            answer = &mut asked, if asking => {
+                asking = false;
+                if let Some(answer) = answer {
+                    return match engine.answer(&approval.id, answer).await? {
+                        Decided::Now(a) | Decided::Already(a) => Ok(a),
+                        Decided::NotFound => Ok(stored.await?),
+                    };
+                }
+            }
+            () = &mut informing, if !informed => informed = true,
+        }
     }
 }
 

@@ -10,8 +10,8 @@ mod observe;
 mod once;
 mod servers;
 
-pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES, View};
-pub use approvals::{AskFuture, Asker};
+pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES, McpServers, View};
+pub use approvals::{AskFuture, Asker, WaitingFuture};
 pub use clock::now_ms;
 pub use engine::{CallRequest, Engine, EngineOptions};
 pub use error::{Error, Result};

@@ -3,21 +3,25 @@
 //! the CLI; the first answer wins.
 //!
 //! - Protocol 2025-11-25 and older: the gateway sends `elicitation/create` to the client while
-//!   the call waits ([`PeerAsker`], an engine [`Asker`]).
+//!   the call waits ([`ClientAsker`], an engine [`Asker`]).
 //! - Protocol 2026-07-28, which forbids requests from server to client: the call answers with
 //!   an `InputRequired` result carrying the same form and the approval id as `requestState`;
 //!   the client asks its person and calls again with the answer in `inputResponses`, which is
 //!   recorded on that approval before the call goes on.
+//!
+//! On every revision, a call that waits sends `notifications/progress` when its request carried
+//! a `progressToken`, so the client sees why it waits (and keeps its timeout from firing).
 
 use std::time::Duration;
 
-use purko_engine::{AskFuture, Asker, now_ms};
+use purko_engine::{AskFuture, Asker, WaitingFuture, now_ms};
 use purko_protocol::{Approval, ApprovalId, ApprovalScope};
 use purko_store::Answer;
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    ProgressNotificationParam, ProgressToken,
 };
 use rmcp::service::Peer;
 use serde_json::{Value, json};
@@ -28,6 +32,8 @@ pub const BY: &str = "elicitation";
 pub const DECLINED: &str = "declined in the client";
 /// The key of the approval's form among an `InputRequired` result's requests.
 pub const INPUT_KEY: &str = "purko_approval";
+/// How often a waiting call tells its client why it waits.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 /// `requestState` prefix: the rest is the approval id.
 const STATE_PREFIX: &str = "purko.approval:";
 
@@ -125,14 +131,21 @@ pub fn answer_of(result: &ElicitResult) -> Answer {
     }
 }
 
-/// Protocol 2025-11-25 and older: asks through `elicitation/create` on the client's session.
-pub struct PeerAsker {
+/// The client a call came from: asks its person through `elicitation/create` (protocol
+/// 2025-11-25 and older, when the client can), and sends progress while the call waits (when
+/// the request carried a token).
+pub struct ClientAsker {
     pub peer: Peer<RoleServer>,
+    pub elicit: bool,
+    pub progress: Option<ProgressToken>,
 }
 
-impl Asker for PeerAsker {
+impl Asker for ClientAsker {
     fn ask<'a>(&'a self, approval: &'a Approval) -> AskFuture<'a> {
         Box::pin(async move {
+            if !self.elicit {
+                return None;
+            }
             let left = u64::try_from(approval.expires_at_ms.saturating_sub(now_ms())).ok()?;
             let answered = self
                 .peer
@@ -148,6 +161,44 @@ impl Asker for PeerAsker {
             }
         })
     }
+
+    fn while_waiting<'a>(&'a self, approval: &'a Approval) -> WaitingFuture<'a> {
+        Box::pin(async move {
+            let Some(token) = &self.progress else {
+                return std::future::pending().await;
+            };
+            #[expect(clippy::cast_precision_loss, reason = "seconds of an approval's life")]
+            let seconds = |ms: i64| (ms.max(0) / 1000) as f64;
+            let total = seconds(
+                approval
+                    .expires_at_ms
+                    .saturating_sub(approval.created_at_ms),
+            );
+            let mut every = tokio::time::interval(PROGRESS_EVERY);
+            loop {
+                every.tick().await;
+                let now = now_ms();
+                let progress = ProgressNotificationParam::new(
+                    token.clone(),
+                    seconds(now.saturating_sub(approval.created_at_ms)),
+                )
+                .with_total(total)
+                .with_message(waiting_message(approval, now));
+                if self.peer.notify_progress(progress).await.is_err() {
+                    return;
+                }
+            }
+        })
+    }
+}
+
+/// What a waiting call tells its client.
+pub fn waiting_message(approval: &Approval, now: i64) -> String {
+    let left = approval.expires_at_ms.saturating_sub(now).max(0) / 1000;
+    format!(
+        "{} waits for a person's yes on approval {} ({left} s left): `purko approvals approve {}` or the dashboard answers it",
+        approval.tool, approval.id, approval.id
+    )
 }
 
 /// Protocol 2026-07-28: the `InputRequired` answer to a call whose approval is waiting.

@@ -12,18 +12,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::http::request::Parts;
-use purko_engine::{Asker, CallRequest, Engine, View, arguments_digest};
+use purko_engine::{Asker, CallRequest, Engine, McpServers, View, arguments_digest};
 use purko_protocol::{Observation, Status};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::elicit::{self, PeerAsker};
+use crate::elicit::{self, ClientAsker};
 use crate::error::{Error, Result};
 use crate::listing::mcp_tool;
 use crate::result::call_tool_result;
@@ -51,6 +52,8 @@ pub struct Gateway {
     /// The session of a connection that has no MCP session id (stdio).
     connection: String,
     steps: AtomicU64,
+    /// Dropped with the gateway, which ends the task telling its client of list changes.
+    alive: tokio::sync::watch::Sender<()>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -73,6 +76,7 @@ impl Gateway {
             connection: format!("mcp-{}", ulid::Ulid::generate()),
             steps: AtomicU64::new(0),
             listing: Arc::new(Listing::default()),
+            alive: tokio::sync::watch::channel(()).0,
         })
     }
 
@@ -192,6 +196,12 @@ impl Gateway {
         Ok(())
     }
 
+    /// The registered servers whose prompts and resources this agent sees.
+    fn seen(&self) -> Result<McpServers, ErrorData> {
+        let agent = self.engine.agent(&self.agent).map_err(|e| internal(&e))?;
+        Ok(agent.view().mcp_servers.clone())
+    }
+
     /// Whether this agent's approvals may be asked through this client.
     fn may_elicit(&self, context: &RequestContext<RoleServer>) -> bool {
         self.engine.agent(&self.agent).is_ok_and(|a| a.elicitation)
@@ -211,7 +221,13 @@ impl Gateway {
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("purko", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -236,6 +252,7 @@ impl ServerHandler for Gateway {
         let modern = context
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let progress = context.meta.get_progress_token();
         let asker: Option<Arc<dyn Asker>> = if modern {
             if let Some(state) = &request.request_state {
                 let stateless = context
@@ -248,10 +265,18 @@ impl ServerHandler for Gateway {
                 // The form goes back as the call's answer: the call must not hold.
                 call.wait = Some(false);
             }
-            None
-        } else if elicit {
-            Some(Arc::new(PeerAsker {
+            progress.map(|token| -> Arc<dyn Asker> {
+                Arc::new(ClientAsker {
+                    peer: context.peer.clone(),
+                    elicit: false,
+                    progress: Some(token),
+                })
+            })
+        } else if elicit || progress.is_some() {
+            Some(Arc::new(ClientAsker {
                 peer: context.peer.clone(),
+                elicit,
+                progress,
             }))
         } else {
             None
@@ -277,6 +302,96 @@ impl ServerHandler for Gateway {
                 .into())
             }
         }
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let Ok(agent) = self.engine.agent(&self.agent) else {
+            return;
+        };
+        let mut changes = agent.view_changes();
+        let mut gone = self.alive.subscribe();
+        let agent = Arc::clone(agent);
+        let listing = Arc::clone(&self.listing);
+        let peer = context.peer;
+        tokio::spawn(async move {
+            let mut listed = listing.tools(agent.view());
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => if changed.is_err() { return },
+                    _ = gone.changed() => return,
+                }
+                let now = listing.tools(agent.view());
+                if now != listed {
+                    listed = now;
+                    if peer.notify_tool_list_changed().await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let seen = self.seen()?;
+        let prompts = self.engine.registry().prompts(&|s| seen.contains(s)).await;
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let seen = self.seen()?;
+        let registry = self.engine.registry();
+        let prompt = registry
+            .prompt(&|s| seen.contains(s), &request.name, request.arguments)
+            .await
+            .map_err(|e| passed_error(&e))?;
+        Ok(prompt.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let seen = self.seen()?;
+        let resources = self
+            .engine
+            .registry()
+            .resources(&|s| seen.contains(s))
+            .await;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let seen = self.seen()?;
+        let registry = self.engine.registry();
+        let templates = registry.resource_templates(&|s| seen.contains(s)).await;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let seen = self.seen()?;
+        let registry = self.engine.registry();
+        let resource = registry
+            .read_resource(&|s| seen.contains(s), &request.uri)
+            .await
+            .map_err(|e| passed_error(&e))?;
+        Ok(resource.into())
     }
 }
 
@@ -306,6 +421,19 @@ impl Listing {
             Arc::new(view.tool_views().iter().filter_map(mcp_tool).collect());
         *cached = Some((view, Arc::clone(&tools)));
         tools
+    }
+}
+
+/// An upstream's prompt or resource trouble, as the client's error.
+fn passed_error(error: &purko_mcp::PassError) -> ErrorData {
+    match error {
+        purko_mcp::PassError::UnknownPrompt(_) => {
+            ErrorData::invalid_params(error.to_string(), None)
+        }
+        purko_mcp::PassError::UnknownResource { .. } => {
+            ErrorData::resource_not_found(error.to_string(), None)
+        }
+        purko_mcp::PassError::Upstream { .. } => ErrorData::internal_error(error.to_string(), None),
     }
 }
 

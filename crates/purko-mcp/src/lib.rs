@@ -2,12 +2,14 @@
 
 mod call;
 mod connect;
+mod passthrough;
 mod registry;
 mod spec;
 mod supervisor;
 mod tools;
 
 pub use call::IDEMPOTENCY_META_KEY;
+pub use passthrough::{PassError, Sees};
 pub use registry::{Registry, ServerState, ServerStatus};
 pub use spec::{ServerSpec, Transport};
 pub use tools::{McpTool, valid_tool_name};

@@ -11,3 +11,5 @@
 
 mod drafting;
 mod inproc;
+mod notify;
+mod upstreams;

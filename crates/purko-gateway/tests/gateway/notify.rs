@@ -1,0 +1,226 @@
+//! What the gateway tells its client unasked: progress while a call waits for a person, and
+//! `notifications/tools/list_changed` when what the agent may call changes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::post;
+use purko_engine::{Engine, EngineOptions};
+use purko_gateway::Gateway;
+use purko_protocol::{ApprovalScope, ApprovalStatus};
+use purko_store::{Answer, ApprovalFilter, SqliteStore};
+use rmcp::model::{
+    CallToolRequestParams, NumberOrString, ProgressNotificationParam, ProgressToken,
+    RequestMetaObject,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A client that cannot elicit and reports every progress message and list change it hears.
+#[derive(Clone)]
+struct Listener {
+    heard: mpsc::UnboundedSender<String>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.heard.send(params.message.unwrap_or_default());
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.heard.send("tools/list_changed".into());
+    }
+}
+
+struct Desk {
+    dir: PathBuf,
+    engine: Arc<Engine>,
+}
+
+impl Desk {
+    async fn start() -> Self {
+        let app = Router::new().route(
+            "/orders",
+            post(|| async { axum::Json(json!({"order": 1})) }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let dir = std::env::temp_dir().join(format!(
+            "purko-notify-test-{}-{}",
+            std::process::id(),
+            ulid::Ulid::generate()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("agents.yaml");
+        std::fs::write(
+            &path,
+            format!(
+                r"apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: shop, namespace: test}}
+spec:
+  autonomyLevel: supervised
+  tools:
+    - name: create_order
+      type: api
+      description: Place an order for an item.
+      endpoint: {{url: 'http://127.0.0.1:{port}/orders', method: POST}}
+---
+apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: desk, namespace: test}}
+spec:
+  autonomyLevel: supervised
+"
+            ),
+        )
+        .unwrap();
+        let manifests = purko_config::load(&[path]).unwrap();
+        let store = SqliteStore::open(&dir.join("state")).unwrap();
+        let engine = Arc::new(
+            Engine::new(&manifests, Arc::new(store), EngineOptions::default())
+                .await
+                .unwrap(),
+        );
+        Self { dir, engine }
+    }
+
+    async fn connect(
+        &self,
+        agent: &str,
+    ) -> (
+        RunningService<RoleClient, Listener>,
+        mpsc::UnboundedReceiver<String>,
+    ) {
+        let gateway = Gateway::new(Arc::clone(&self.engine), agent).unwrap();
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            let running = gateway.serve(server_end).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        let (heard, hear) = mpsc::unbounded_channel();
+        let client = tokio::time::timeout(PATIENCE, Listener { heard }.serve(client_end))
+            .await
+            .unwrap()
+            .unwrap();
+        (client, hear)
+    }
+}
+
+impl Drop for Desk {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn next(hear: &mut mpsc::UnboundedReceiver<String>) -> String {
+    tokio::time::timeout(PATIENCE, hear.recv())
+        .await
+        .expect("nothing was heard")
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_call_waiting_for_a_person_sends_progress_naming_its_approval() {
+    let desk = Desk::start().await;
+    let (client, mut hear) = desk.connect("test/shop").await;
+    let client = Arc::new(client);
+    let waiting = {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move {
+            let mut params = CallToolRequestParams::new("create_order")
+                .with_arguments(json!({"item": "pear"}).as_object().unwrap().clone());
+            let mut meta = RequestMetaObject::new();
+            meta.set_progress_token(ProgressToken(NumberOrString::Number(7)));
+            params.meta = Some(meta);
+            client.call_tool(params).await
+        })
+    };
+    let heard = next(&mut hear).await;
+    let pending = desk
+        .engine
+        .store()
+        .approvals(&ApprovalFilter {
+            status: Some(ApprovalStatus::Pending),
+            agent: Some("test/shop".into()),
+            limit: 10,
+        })
+        .await
+        .unwrap();
+    let approval = pending.into_iter().next().expect("an approval is waiting");
+    assert!(
+        heard.contains(approval.id.as_str()) && heard.contains("create_order"),
+        "{heard}"
+    );
+    assert!(heard.contains("purko approvals approve"), "{heard}");
+    desk.engine
+        .answer(
+            &approval.id,
+            Answer::Approve {
+                scope: ApprovalScope::Once,
+                comment: None,
+                by: "operator".into(),
+            },
+        )
+        .await
+        .unwrap();
+    let done = tokio::time::timeout(PATIENCE, waiting)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+}
+
+#[tokio::test]
+async fn the_client_hears_when_the_agents_tools_change_and_not_when_they_do_not() {
+    let desk = Desk::start().await;
+    let (client, mut hear) = desk.connect("test/desk").await;
+    let capabilities = client.peer_info().unwrap().capabilities.clone();
+    assert_eq!(
+        capabilities.tools.and_then(|t| t.list_changed),
+        Some(true),
+        "the gateway says it tells of list changes"
+    );
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+
+    let agent = desk.engine.agent("test/desk").unwrap();
+    let mut spec = purko_protocol::ToolSpec::new("lookup_stock", "Look up the stock of an item.");
+    spec.input_schema = Some(json!({"type": "object"}));
+    let tool = purko_mcp::McpTool {
+        exposed: "lookup_stock".into(),
+        server: "inventory".into(),
+        upstream: "lookup_stock".into(),
+        spec,
+    };
+    agent.rebuild(std::slice::from_ref(&tool)).unwrap();
+    assert_eq!(next(&mut hear).await, "tools/list_changed");
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["lookup_stock"]);
+    // A rebuild with nothing new (a server's state changed, say) is not news.
+    agent.rebuild(&[tool]).unwrap();
+    agent.rebuild(&[]).unwrap();
+    assert_eq!(next(&mut hear).await, "tools/list_changed");
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+    assert!(
+        hear.try_recv().is_err(),
+        "one change, one notification: the rebuild with the same tools said nothing"
+    );
+}
