@@ -93,43 +93,22 @@ async fn throughput(purko: &str, manifest: &Path, work: &Path) {
         .spawn()
         .expect("purko serve");
     let pid = serve.id().expect("a pid");
-    let deadline = Instant::now() + Duration::from_mins(1);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "purko serve never listened");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let mut clients = Vec::new();
+    wait_for_port(port).await;
+    let http = pooled();
+    let url = format!("http://127.0.0.1:{port}/mcp/bench/bench");
+    let mut sessions = Vec::new();
     for _ in 0..CLIENTS {
-        let config = StreamableHttpClientTransportConfig::with_uri(format!(
-            "http://127.0.0.1:{port}/mcp/bench/bench"
-        ))
-        .auth_header("bench-agent");
-        clients.push(
-            ().serve(StreamableHttpClientTransport::with_client(pooled(), config))
-                .await
-                .expect("a session"),
-        );
+        sessions.push(RawSession::open(&http, &url).await);
     }
     let cpu_before = cpu_ticks(pid);
     let started = Instant::now();
     let stop = started + Duration::from_secs(SECONDS);
     let mut tasks = Vec::new();
-    for client in &clients {
-        let peer = client.peer().clone();
+    for session in sessions {
         tasks.push(tokio::spawn(async move {
             let mut calls = 0u64;
             while Instant::now() < stop {
-                let params = CallToolRequestParams::new("echo").with_arguments(
-                    json!({"message": "hi"})
-                        .as_object()
-                        .cloned()
-                        .expect("an object"),
-                );
-                let result = peer.call_tool(params).await.expect("echo answers");
-                assert_ne!(result.is_error, Some(true), "{result:?}");
+                session.echo(calls).await;
                 calls += 1;
             }
             calls
@@ -148,9 +127,82 @@ async fn throughput(purko: &str, manifest: &Path, work: &Path) {
         cpu / calls as f64 * 1e6,
         rss as f64 / 1024.0
     );
-    for client in clients {
-        let _ = client.cancel().await;
+}
+
+/// An MCP session over streamable HTTP spoken with plain requests: the load's clients should
+/// cost little next to the gateway they measure (rmcp's client parses and re-serialises every
+/// message through its typed model and its task per session).
+struct RawSession {
+    http: reqwest::Client,
+    url: String,
+    id: String,
+}
+
+impl RawSession {
+    const PROTOCOL: &str = "2025-11-25";
+
+    async fn open(http: &reqwest::Client, url: &str) -> Self {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": Self::PROTOCOL, "capabilities": {},
+            "clientInfo": {"name": "load", "version": "0"}}});
+        let answer = http
+            .post(url)
+            .bearer_auth("bench-agent")
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+            .await
+            .expect("initialize");
+        assert!(answer.status().is_success(), "{answer:?}");
+        let id = answer
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .expect("a session id")
+            .to_owned();
+        let _ = answer.bytes().await;
+        let session = Self {
+            http: http.clone(),
+            url: url.to_owned(),
+            id,
+        };
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let answer = session
+            .post(initialized.to_string())
+            .send()
+            .await
+            .expect("initialized");
+        assert!(answer.status().is_success(), "{answer:?}");
+        session
     }
+
+    fn post(&self, body: String) -> reqwest::RequestBuilder {
+        self.http
+            .post(&self.url)
+            .bearer_auth("bench-agent")
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-session-id", &self.id)
+            .header("mcp-protocol-version", Self::PROTOCOL)
+            .body(body)
+    }
+
+    async fn echo(&self, n: u64) {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hi"}}}}}}"#,
+            n + 1
+        );
+        let answer = self.post(call).send().await.expect("tools/call");
+        assert!(answer.status().is_success(), "{answer:?}");
+        let body = answer.bytes().await.expect("a body");
+        assert!(succeeded(&body), "{}", String::from_utf8_lossy(&body));
+    }
+}
+
+/// Whether an answer is a successful tool result (not a JSON-RPC error, not `isError: true`).
+fn succeeded(body: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(body);
+    text.contains("\"result\"") && !text.contains("\"isError\":true")
 }
 
 /// `tools/list` through `purko gateway --stdio` for an agent that sees ten upstreams of 100
@@ -240,6 +292,17 @@ spec:
     );
 }
 
+async fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "port {port} never opened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// A client that keeps its connections, as the Python SDK's httpx and browsers do (rmcp's
 /// default client opens one per request).
 fn pooled() -> reqwest::Client {
@@ -309,51 +372,74 @@ spec:
     .expect("a manifest");
     let purko = env!("CARGO_BIN_EXE_purko");
 
+    // `cargo bench -p purko-cli --bench gateway -- load list` runs only those parts.
+    let asked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let part = |name: &str| asked.is_empty() || asked.iter().any(|a| a == name);
     runtime.block_on(async {
-        // stdio
-        let mut node = tokio::process::Command::new("node");
-        node.arg(everything()).arg("stdio").stderr(Stdio::null());
-        let direct = ().serve(TokioChildProcess::new(node).expect("node")).await.expect("direct");
-        let mut gateway = tokio::process::Command::new(purko);
-        gateway
-            .args(["gateway", "--stdio", "--agent", "bench/bench"])
-            .arg(&manifest)
-            .env("PURKO_HOME", work.join("stdio-state"))
-            .env("PURKO_LOG", "error")
-            .stderr(Stdio::null());
-        let through =
-            ().serve(TokioChildProcess::new(gateway).expect("purko"))
-                .await
-                .expect("purko");
-        let d = medians(&direct).await;
-        let p = medians(&through).await;
-        report("stdio", d, p);
-        let _ = direct.cancel().await;
-        let _ = through.cancel().await;
+        if part("stdio") {
+            stdio(purko, &manifest, &work).await;
+        }
+        if part("http") {
+            http(purko, &work).await;
+        }
+        if part("load") {
+            throughput(purko, &manifest, &work).await;
+        }
+        if part("list") {
+            many_tools(purko, &work).await;
+        }
+    });
+    let _ = std::fs::remove_dir_all(&work);
+}
 
-        // streamable HTTP
-        let upstream_port = free_port();
-        let mut node = tokio::process::Command::new("node");
-        node.arg(everything())
-            .arg("streamableHttp")
-            .env("PORT", upstream_port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        let _upstream = node.spawn().expect("node over HTTP");
-        // Purko's upstream is the same HTTP server the direct client calls.
-        let over_http = work.join("bench-http.yaml");
-        std::fs::write(
-            &over_http,
-            format!(
-                "apiVersion: purko.io/v1alpha1
+/// The median `tools/call` directly and through `purko gateway --stdio`.
+async fn stdio(purko: &str, manifest: &Path, work: &Path) {
+    let mut node = tokio::process::Command::new("node");
+    node.arg(everything()).arg("stdio").stderr(Stdio::null());
+    let direct = ().serve(TokioChildProcess::new(node).expect("node")).await.expect("direct");
+    let mut gateway = tokio::process::Command::new(purko);
+    gateway
+        .args(["gateway", "--stdio", "--agent", "bench/bench"])
+        .arg(manifest)
+        .env("PURKO_HOME", work.join("stdio-state"))
+        .env("PURKO_LOG", "error")
+        .stderr(Stdio::null());
+    let through = ().serve(TokioChildProcess::new(gateway).expect("purko")).await.expect("purko");
+    let d = medians(&direct).await;
+    let p = medians(&through).await;
+    report("stdio", d, p);
+    let _ = direct.cancel().await;
+    let _ = through.cancel().await;
+}
+
+/// The median `tools/call` directly and through `purko serve`'s gateway, over streamable HTTP
+/// with kept connections, the upstream being the npm server over HTTP too.
+async fn http(purko: &str, work: &Path) {
+    let upstream_port = free_port();
+    let mut node = tokio::process::Command::new("node");
+    node.arg(everything())
+        .arg("streamableHttp")
+        .env("PORT", upstream_port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let _upstream = node.spawn().expect("node over HTTP");
+    // Purko's upstream is the same HTTP server the direct client calls.
+    let over_http = work.join("bench-http.yaml");
+    std::fs::write(
+        &over_http,
+        format!(
+            "apiVersion: purko.io/v1alpha1
 kind: MCPServer
 metadata: {{name: everything, namespace: bench}}
 spec:
   transport: http
   url: 'http://127.0.0.1:{upstream_port}/mcp'
   catalogue:
-    echo: {{read_only: true}}
+echo: {{read_only: true}}
 ---
 apiVersion: purko.io/v1alpha1
 kind: Agent
@@ -361,62 +447,44 @@ metadata: {{name: bench, namespace: bench}}
 spec:
   autonomyLevel: supervised
 "
-            ),
-        )
-        .expect("a manifest");
-        let deadline = Instant::now() + Duration::from_mins(1);
-        while tokio::net::TcpStream::connect(("127.0.0.1", upstream_port))
-            .await
-            .is_err()
-        {
-            assert!(Instant::now() < deadline, "the upstream never listened");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let purko_port = free_port();
-        let _serve = tokio::process::Command::new(purko)
-            .args(["serve", "--listen", &format!("127.0.0.1:{purko_port}")])
-            .arg(&over_http)
-            .env("PURKO_HOME", work.join("http-state"))
-            .env("PURKO_LOG", "error")
-            .env("PURKO_AGENT_TOKEN", "bench-agent")
-            .env("PURKO_OPERATOR_TOKEN", "bench-operator")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("purko serve");
-        for port in [upstream_port, purko_port] {
-            let deadline = Instant::now() + Duration::from_mins(1);
-            while tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_err()
-            {
-                assert!(Instant::now() < deadline, "port {port} never opened");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
-        let direct = ()
-            .serve(StreamableHttpClientTransport::from_uri(format!(
+        ),
+    )
+    .expect("a manifest");
+    wait_for_port(upstream_port).await;
+    let purko_port = free_port();
+    let _serve = tokio::process::Command::new(purko)
+        .args(["serve", "--listen", &format!("127.0.0.1:{purko_port}")])
+        .arg(&over_http)
+        .env("PURKO_HOME", work.join("http-state"))
+        .env("PURKO_LOG", "error")
+        .env("PURKO_AGENT_TOKEN", "bench-agent")
+        .env("PURKO_OPERATOR_TOKEN", "bench-operator")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("purko serve");
+    wait_for_port(purko_port).await;
+    let direct = ()
+        .serve(StreamableHttpClientTransport::with_client(
+            pooled(),
+            StreamableHttpClientTransportConfig::with_uri(format!(
                 "http://127.0.0.1:{upstream_port}/mcp"
-            )))
-            .await
-            .expect("direct over HTTP");
-        let config = StreamableHttpClientTransportConfig::with_uri(format!(
-            "http://127.0.0.1:{purko_port}/mcp/bench/bench"
+            )),
         ))
-        .auth_header("bench-agent");
-        let through =
-            ().serve(StreamableHttpClientTransport::from_config(config))
-                .await
-                .expect("purko over HTTP");
-        let d = medians(&direct).await;
-        let p = medians(&through).await;
-        report("http", d, p);
-        let _ = direct.cancel().await;
-        let _ = through.cancel().await;
-
-        throughput(purko, &manifest, &work).await;
-        many_tools(purko, &work).await;
-    });
-    let _ = std::fs::remove_dir_all(&work);
+        .await
+        .expect("direct over HTTP");
+    let config = StreamableHttpClientTransportConfig::with_uri(format!(
+        "http://127.0.0.1:{purko_port}/mcp/bench/bench"
+    ))
+    .auth_header("bench-agent");
+    let through =
+        ().serve(StreamableHttpClientTransport::with_client(pooled(), config))
+            .await
+            .expect("purko over HTTP");
+    let d = medians(&direct).await;
+    let p = medians(&through).await;
+    report("http", d, p);
+    let _ = direct.cancel().await;
+    let _ = through.cancel().await;
 }

@@ -277,17 +277,8 @@ impl Engine {
                 .await;
             let outcome = Self::outcome(&observation, started, None);
             // Write-behind: a read changed nothing, so its audit line need not hold up the
-            // answer. The store commits it with the next batch, within milliseconds.
-            let store = Arc::clone(&self.store);
-            let record = record(Some(outcome));
-            tokio::spawn(async move {
-                if let Err(e) = store.record_decision(&record).await {
-                    tracing::error!(
-                        decision = %record.evaluation.decision_id,
-                        "cannot record the decision of a read: {e}"
-                    );
-                }
-            });
+            // answer. The store commits it with a later batch, within milliseconds.
+            self.store.record_decision_later(&record(Some(outcome)));
             return Ok(self.finish(observation));
         }
 

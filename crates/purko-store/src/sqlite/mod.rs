@@ -211,6 +211,19 @@ impl Store for SqliteStore {
             .await
     }
 
+    fn record_decision_later(&self, record: &DecisionRecord) {
+        match DecisionRow::new(&self.inner.ctx, record) {
+            Ok(row) => self
+                .inner
+                .writer
+                .write_later("a decision", move |c, ctx| decisions::insert(c, ctx, &row)),
+            Err(e) => tracing::error!(
+                decision = %record.evaluation.decision_id,
+                "cannot record the decision: {e}"
+            ),
+        }
+    }
+
     async fn record_outcome(&self, id: &DecisionId, outcome: &Outcome) -> Result<()> {
         let row = OutcomeRow::new(&self.inner.ctx, outcome)?;
         let id = id.clone();
@@ -219,11 +232,19 @@ impl Store for SqliteStore {
     }
 
     async fn decision(&self, id: &DecisionId) -> Result<Option<DecisionRecord>> {
-        let id = id.clone();
-        self.read(move |c, ctx| decisions::get(c, ctx, &id)).await
+        let get = |id: DecisionId| self.read(move |c, ctx| decisions::get(c, ctx, &id));
+        if let Some(found) = get(id.clone()).await? {
+            return Ok(Some(found));
+        }
+        // A read's decision may still wait in the queue of what nobody awaits: an awaited write
+        // commits that queue with it.
+        self.write(|_, _| Ok(())).await?;
+        get(id.clone()).await
     }
 
     async fn decisions(&self, filter: &DecisionFilter) -> Result<Vec<DecisionRecord>> {
+        // What was queued without anyone waiting belongs in the list too.
+        self.write(|_, _| Ok(())).await?;
         let filter = filter.clone();
         self.read(move |c, ctx| decisions::list(c, ctx, &filter))
             .await

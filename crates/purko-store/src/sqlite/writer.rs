@@ -2,8 +2,14 @@
 //! takes all of them at once (group commit), runs each in its own savepoint so one failing job
 //! does not undo the others, commits once, and only then answers each waiter. An answer
 //! therefore always describes committed state.
+//!
+//! A job nobody waits for (an allowed read's audit line) goes to a queue of its own that does
+//! not wake the thread: only the first of a batch does, and the batch then waits up to
+//! [`LATER_WINDOW`] for company (or for an awaited job, which takes it along at once). A busy
+//! gateway thus commits its reads' lines in a few large transactions rather than many small
+//! ones, each of which writes whole pages to the WAL and wakes a thread.
 
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -19,6 +25,9 @@ const MAX_BATCH: usize = 512;
 /// How long the writer polls for more work before it parks.
 const SPIN: Duration = Duration::from_micros(50);
 
+/// How long a batch of jobs nobody waits for may wait for more before it commits.
+pub(crate) const LATER_WINDOW: Duration = Duration::from_millis(5);
+
 /// A queued write.
 trait Job: Send {
     /// Runs inside the batch transaction; says whether it succeeded and how to answer later.
@@ -26,6 +35,17 @@ trait Job: Send {
     /// Answers with an error without running (the transaction could not start).
     fn fail(self: Box<Self>, error: &Error);
 }
+
+/// What wakes the writer thread.
+enum Wake {
+    /// A job someone awaits: its batch commits now.
+    Job(Box<dyn Job>),
+    /// The queue of jobs nobody awaits was empty and is not any more.
+    Later,
+}
+
+/// Jobs nobody awaits, in the order they came.
+type LaterQueue = Arc<Mutex<Vec<Box<dyn Job>>>>;
 
 /// Answers a waiter with the job's result, or with the error that stopped the commit.
 type Reply = Box<dyn FnOnce(Option<&Error>) + Send>;
@@ -60,27 +80,65 @@ where
     }
 }
 
+/// A write nobody waits for: its failure is logged.
+struct Later<F> {
+    job: F,
+    what: &'static str,
+}
+
+impl<F> Job for Later<F>
+where
+    F: FnOnce(&Connection, &Ctx) -> Result<()> + Send,
+{
+    fn run(self: Box<Self>, conn: &Connection, ctx: &Ctx) -> (bool, Reply) {
+        let Self { job, what } = *self;
+        let result = job(conn, ctx);
+        let ok = result.is_ok();
+        let reply: Reply = Box::new(move |commit_failure| {
+            if let Some(e) = commit_failure.or(result.as_ref().err()) {
+                tracing::error!(error = %e, "cannot store {what}");
+            }
+        });
+        (ok, reply)
+    }
+
+    fn fail(self: Box<Self>, error: &Error) {
+        tracing::error!(error = %error, "cannot store {}", self.what);
+    }
+}
+
 /// The queue to the writer thread. Dropping it lets the thread finish the queue and stop.
-#[derive(Debug)]
 pub(crate) struct Writer {
-    jobs: Option<mpsc::Sender<Box<dyn Job>>>,
+    jobs: Option<mpsc::Sender<Wake>>,
+    later: LaterQueue,
     thread: Option<JoinHandle<()>>,
     ctx: Ctx,
 }
 
+impl std::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("path", &self.ctx.path)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Writer {
     pub fn spawn(ctx: Ctx, conn: Connection) -> Result<Self> {
-        let (tx, rx) = mpsc::channel::<Box<dyn Job>>();
+        let (tx, rx) = mpsc::channel::<Wake>();
+        let later = LaterQueue::default();
         let thread_ctx = ctx.clone();
+        let thread_later = Arc::clone(&later);
         let thread = std::thread::Builder::new()
             .name("purko-store-writer".into())
-            .spawn(move || run(&thread_ctx, &conn, &rx))
+            .spawn(move || run(&thread_ctx, &conn, &rx, &thread_later))
             .map_err(|e| Error::Io {
                 path: ctx.path.clone(),
                 source: e.into(),
             })?;
         Ok(Self {
             jobs: Some(tx),
+            later,
             thread: Some(thread),
             ctx,
         })
@@ -100,9 +158,31 @@ impl Writer {
         self.jobs
             .as_ref()
             .ok_or_else(stopped)?
-            .send(job)
+            .send(Wake::Job(job))
             .map_err(|_| stopped())?;
         rx.await.map_err(|_| stopped())?
+    }
+}
+
+impl Writer {
+    /// Queues `job` for a batch that commits within [`LATER_WINDOW`] and returns at once; a
+    /// failure is logged as "cannot store `what`".
+    pub fn write_later<F>(&self, what: &'static str, job: F)
+    where
+        F: FnOnce(&Connection, &Ctx) -> Result<()> + Send + 'static,
+    {
+        let Some(jobs) = self.jobs.as_ref() else {
+            tracing::error!(path = %self.ctx.path.display(), "cannot store {what}: the store is closed");
+            return;
+        };
+        let first = {
+            let mut later = lock(&self.later);
+            later.push(Box::new(Later { job, what }));
+            later.len() == 1
+        };
+        if first && jobs.send(Wake::Later).is_err() {
+            tracing::error!(path = %self.ctx.path.display(), "cannot store {what}: the store is closed");
+        }
     }
 }
 
@@ -116,27 +196,59 @@ impl Drop for Writer {
     }
 }
 
-fn run(ctx: &Ctx, conn: &Connection, rx: &mpsc::Receiver<Box<dyn Job>>) {
+fn run(ctx: &Ctx, conn: &Connection, rx: &mpsc::Receiver<Wake>, later: &Mutex<Vec<Box<dyn Job>>>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = next_job(rx) {
-        batch.push(first);
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+    while let Some(first) = next_wake(rx) {
+        let mut awaited = take(first, &mut batch);
+        drain(rx, &mut batch, &mut awaited);
+        if !awaited {
+            // Only jobs nobody awaits: give them company for a moment, unless an awaited job
+            // comes meanwhile.
+            if let Ok(wake) = rx.recv_timeout(LATER_WINDOW) {
+                awaited = take(wake, &mut batch);
+                drain(rx, &mut batch, &mut awaited);
             }
         }
+        batch.append(&mut lock(later));
         commit_batch(ctx, conn, &mut batch);
+    }
+    // The queue is closed: what nobody awaited is still committed before the store closes.
+    batch.append(&mut lock(later));
+    commit_batch(ctx, conn, &mut batch);
+}
+
+/// Puts an awaited job in the batch; says whether it was one.
+fn take(wake: Wake, batch: &mut Vec<Box<dyn Job>>) -> bool {
+    match wake {
+        Wake::Job(job) => {
+            batch.push(job);
+            true
+        }
+        Wake::Later => false,
     }
 }
 
-/// The next job: polled for a moment first, because a caller that just got its answer often
+/// Takes whatever else is queued, up to a full batch.
+fn drain(rx: &mpsc::Receiver<Wake>, batch: &mut Vec<Box<dyn Job>>, awaited: &mut bool) {
+    while batch.len() < MAX_BATCH {
+        match rx.try_recv() {
+            Ok(wake) => *awaited |= take(wake, batch),
+            Err(_) => break,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The next wake: polled for a moment first, because a caller that just got its answer often
 /// sends its next write within microseconds, and parking and waking this thread costs more.
-fn next_job(rx: &mpsc::Receiver<Box<dyn Job>>) -> Option<Box<dyn Job>> {
+fn next_wake(rx: &mpsc::Receiver<Wake>) -> Option<Wake> {
     let spin_until = Instant::now() + SPIN;
     loop {
         match rx.try_recv() {
-            Ok(job) => return Some(job),
+            Ok(wake) => return Some(wake),
             Err(mpsc::TryRecvError::Disconnected) => return None,
             Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => {
                 std::hint::spin_loop();
@@ -147,6 +259,9 @@ fn next_job(rx: &mpsc::Receiver<Box<dyn Job>>) -> Option<Box<dyn Job>> {
 }
 
 fn commit_batch(ctx: &Ctx, conn: &Connection, batch: &mut Vec<Box<dyn Job>>) {
+    if batch.is_empty() {
+        return;
+    }
     if let Err(e) = exec(conn, "BEGIN IMMEDIATE") {
         let e = ctx.err(e);
         tracing::error!(path = %ctx.path.display(), error = %e, "a store transaction could not start");

@@ -248,3 +248,44 @@ async fn concurrent_writes_are_all_committed() {
         .unwrap();
     assert_eq!(all.len(), 200);
 }
+
+#[tokio::test]
+async fn decisions_recorded_later_are_committed_in_a_batch_and_before_the_store_closes() {
+    let dir = TempDir::new();
+    let store = dir.open();
+    for n in 0..100_u128 {
+        let ms = 1_700_000_000_000 + i64::try_from(n).unwrap();
+        store.record_decision_later(&record(ms, n, "ns/a", "read", Effect::Allow));
+    }
+    let first = record(1_700_000_000_000, 0, "ns/a", "read", Effect::Allow);
+    assert_eq!(
+        store.decision(&first.evaluation.decision_id).await.unwrap(),
+        Some(first),
+        "a decision queued a moment ago can be explained at once"
+    );
+    // An awaited write commits at once, and takes the queued ones with it.
+    let awaited = record(1_700_000_001_000, 1_000, "ns/a", "write", Effect::Ask);
+    store.record_decision(&awaited).await.unwrap();
+    let all = |store: purko_store::SqliteStore| async move {
+        store
+            .decisions(&DecisionFilter {
+                limit: 1_000,
+                ..DecisionFilter::default()
+            })
+            .await
+            .unwrap()
+            .len()
+    };
+    assert_eq!(all(store.clone()).await, 101);
+
+    for n in 0..10_u128 {
+        let ms = 1_700_000_002_000 + i64::try_from(n).unwrap();
+        store.record_decision_later(&record(ms, 2_000 + n, "ns/a", "read", Effect::Allow));
+    }
+    drop(store);
+    assert_eq!(
+        all(dir.open()).await,
+        111,
+        "closing the store commits what was queued"
+    );
+}
