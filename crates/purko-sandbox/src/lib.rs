@@ -1,0 +1,16 @@
+#![doc = include_str!("../README.md")]
+
+mod error;
+mod host;
+mod launch;
+mod outcome;
+mod plan;
+mod proxy;
+mod run;
+mod seccomp;
+
+pub use error::{Error, PlanError, Result};
+pub use host::{Host, Probe};
+pub use outcome::{Limit, Outcome};
+pub use plan::{Layer, Limits, Network, Plan, Weaker};
+pub use run::run;
