@@ -65,8 +65,6 @@ pub enum Error {
     NoEgress,
     #[error("the seccomp filter could not be built: {0}")]
     Seccomp(String),
-    #[error("the code holds a NUL byte, which no interpreter accepts in a program text")]
-    NulInCode,
     #[error("the sandbox's watcher failed: {0}")]
     Watch(String),
 }

@@ -40,8 +40,8 @@ impl Host {
     pub fn probe() -> Host {
         Host {
             user_namespaces: probe_user_namespaces(),
-            landlock_abi: crate::launch::landlock_abi(),
-            seccomp: if crate::launch::seccomp_available() {
+            landlock_abi: crate::landlock::abi(),
+            seccomp: if crate::sys::seccomp_available() {
                 Probe::Present
             } else {
                 Probe::Missing("the kernel was built without seccomp filters".into())
@@ -82,7 +82,7 @@ fn probe_user_namespaces() -> Probe {
                 .into(),
         );
     }
-    match crate::launch::try_namespaces() {
+    match crate::sys::try_namespaces() {
         Ok(()) => Probe::Present,
         Err(e) => Probe::Missing(format!("creating the namespaces failed: {e}")),
     }

@@ -2,12 +2,14 @@
 
 mod error;
 mod host;
+mod landlock;
 mod launch;
 mod outcome;
 mod plan;
 mod proxy;
 mod run;
 mod seccomp;
+mod sys;
 
 pub use error::{Error, PlanError, Result};
 pub use host::{Host, Probe};

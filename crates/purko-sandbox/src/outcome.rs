@@ -79,38 +79,36 @@ pub(crate) fn signal_name(signal: i32) -> String {
     name.to_owned()
 }
 
-/// Which limit a finished run most likely hit, from how it ended and what it said. The kernel
-/// reports some limits as signals (`SIGXCPU`, `SIGXFSZ`); the others surface as failed calls
-/// the interpreter prints (`MemoryError`, `EAGAIN` from fork, `EMFILE`), read here.
-pub(crate) fn limit_from(
-    signal: Option<i32>,
-    exit_code: Option<i32>,
-    stderr: &str,
-    cpu_exhausted: bool,
-) -> Option<Limit> {
+/// What interpreters and shells print when a limit refuses them, and the limit.
+const SAID: &[(&str, Limit)] = &[
+    ("MemoryError", Limit::Memory),
+    ("Cannot allocate memory", Limit::Memory),
+    ("cannot allocate memory", Limit::Memory),
+    (
+        "fork: retry: Resource temporarily unavailable",
+        Limit::Processes,
+    ),
+    ("fork: Resource temporarily unavailable", Limit::Processes),
+    ("BlockingIOError: [Errno 11]", Limit::Processes),
+    ("can't start new thread", Limit::Processes),
+    ("File too large", Limit::FileSize),
+    ("File size limit exceeded", Limit::FileSize),
+    ("Too many open files", Limit::OpenFiles),
+    ("CPU time limit exceeded", Limit::CpuTime),
+];
+
+/// Which limit a finished run hit, from how it ended and what it said. The kernel reports some
+/// limits as signals (`SIGXCPU`, `SIGXFSZ`); the others surface as failed calls that the
+/// interpreter prints (`MemoryError`, `EAGAIN` from fork, `EMFILE`), read here. A program that
+/// caught the failure and said nothing is not caught by this reading.
+pub(crate) fn limit_from(signal: Option<i32>, stderr: &str, cpu_exhausted: bool) -> Option<Limit> {
     match signal {
         Some(libc::SIGXCPU) => return Some(Limit::CpuTime),
         Some(libc::SIGXFSZ) => return Some(Limit::FileSize),
         Some(libc::SIGKILL) if cpu_exhausted => return Some(Limit::CpuTime),
         _ => {}
     }
-    if exit_code == Some(0) {
-        return None;
-    }
-    let said = |words: &[&str]| words.iter().any(|w| stderr.contains(w));
-    if said(&[
-        "MemoryError",
-        "Cannot allocate memory",
-        "cannot allocate memory",
-    ]) {
-        Some(Limit::Memory)
-    } else if said(&["Resource temporarily unavailable"]) {
-        Some(Limit::Processes)
-    } else if said(&["File too large"]) {
-        Some(Limit::FileSize)
-    } else if said(&["Too many open files"]) {
-        Some(Limit::OpenFiles)
-    } else {
-        None
-    }
+    SAID.iter()
+        .find(|(words, _)| stderr.contains(words))
+        .map(|(_, limit)| *limit)
 }

@@ -240,13 +240,12 @@ fn check_writable(paths: &[PathBuf]) -> Result<Vec<PathBuf>, PlanError> {
     Ok(checked)
 }
 
-/// Absolute, not the root, and without `.` or `..` (so `starts_with` compares what the kernel
+/// Absolute and without `.` or `..` (so `starts_with` compares what the kernel
 /// would mount).
 fn is_normal_absolute(path: &Path) -> bool {
     let text = path.as_os_str().as_encoded_bytes();
     let mut components = path.components();
     components.next() == Some(Component::RootDir)
-        && path.components().count() > 1
         && components.all(|c| matches!(c, Component::Normal(_)))
         && !text.ends_with(b"/.")
         && !text.windows(3).any(|w| w == b"/./")

@@ -19,9 +19,7 @@ use tokio::net::unix::pipe;
 use tokio::sync::{Notify, oneshot};
 
 use crate::error::{Error, Result};
-use crate::launch::{
-    self, Launch, PROXY_PORT, REPORT_ENDED, REPORT_FAILED, REPORT_SIZE, Report, STEPS,
-};
+use crate::launch::{Launch, PROXY_PORT, REPORT_ENDED, REPORT_FAILED, REPORT_SIZE, Report, STEPS};
 use crate::outcome::{Limit, Outcome, limit_from, signal_name, truncation_marker};
 use crate::plan::{CODE_DIR, Network, Plan};
 
@@ -80,7 +78,9 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
         };
         let started = (|| {
             let pidfd = pidfd_open(child.id())?;
-            let listener = parent_end.map(|end| launch::receive_fd(&end)).transpose()?;
+            let listener = parent_end
+                .map(|end| crate::sys::receive_fd(&end))
+                .transpose()?;
             Ok(Started {
                 pidfd,
                 listener,
@@ -177,12 +177,7 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
             outcome.limit = if report.timed_out == 1 {
                 Some(Limit::WallClock)
             } else {
-                limit_from(
-                    signal,
-                    exit_code,
-                    &outcome.stderr,
-                    report.cpu_micros >= cpu_limit,
-                )
+                limit_from(signal, &outcome.stderr, report.cpu_micros >= cpu_limit)
             };
         }
         Some(report) if report.kind == REPORT_FAILED => {

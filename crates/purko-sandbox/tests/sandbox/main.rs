@@ -4,3 +4,6 @@
 mod support;
 
 mod basics;
+mod hostile;
+mod network;
+mod plan;
