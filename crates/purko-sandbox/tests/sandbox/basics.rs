@@ -19,3 +19,79 @@ async fn bash_runs() {
     assert_eq!(outcome.exit_code, Some(0), "{outcome:?}");
     println!("{outcome:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_signal_is_reported_by_name() {
+    let outcome = python("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)").await;
+    assert_eq!(outcome.exit_code, None, "{outcome:?}");
+    assert_eq!(outcome.signal.as_deref(), Some("SIGTERM"));
+    assert_eq!(outcome.limit, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn peak_memory_is_reported() {
+    let outcome = python("data = b'x' * (100 << 20)\nprint(len(data))").await;
+    assert_eq!(outcome.stdout, "104857600\n", "{outcome:?}");
+    let peak = outcome.peak_memory_bytes.expect("measured");
+    assert!(peak >= 100 << 20, "{peak}");
+    assert!(peak < 512 << 20, "{peak}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn standard_input_is_empty_and_the_tmpfs_is_private() {
+    let outcome = bash("cat; echo end; echo kept > /tmp/file; cat /tmp/file; pwd").await;
+    assert_eq!(outcome.stdout, "end\nkept\n/tmp\n", "{outcome:?}");
+    let again = bash("ls -A /tmp").await;
+    assert_eq!(again.stdout, "", "each run starts with an empty tmpfs");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_writable_paths_nothing_is_writable() {
+    let outcome = crate::support::run(
+        purko_config::Language::Bash,
+        &crate::support::config(5, 1000, &[], false),
+        "pwd; touch /tmp/x 2>/dev/null || echo no-tmp; touch x 2>/dev/null || echo no-cwd",
+    )
+    .await;
+    assert_eq!(outcome.stdout, "/\nno-tmp\nno-cwd\n", "{outcome:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn many_runs_share_one_runtime() {
+    let runs = (0..8).map(|i| async move { python(&format!("print({i} * 2)")).await });
+    let outcomes = futures_join_all(runs).await;
+    for (i, outcome) in outcomes.iter().enumerate() {
+        assert_eq!(outcome.stdout, format!("{}\n", i * 2), "{outcome:?}");
+    }
+}
+
+async fn futures_join_all<F: std::future::Future + Send + 'static>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<F::Output>
+where
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut outputs = Vec::new();
+    for handle in handles {
+        outputs.push(handle.await.expect("a run"));
+    }
+    outputs
+}
+
+#[test]
+fn outcomes_serialize_with_the_limit_in_snake_case() {
+    let outcome = purko_sandbox::Outcome {
+        stdout: String::new(),
+        stderr: String::new(),
+        exit_code: None,
+        signal: Some("SIGKILL".into()),
+        duration_ms: 1000,
+        peak_memory_bytes: None,
+        truncated: false,
+        limit: Some(purko_sandbox::Limit::WallClock),
+    };
+    let json = serde_json::to_value(&outcome).expect("serializes");
+    assert_eq!(json["limit"], "wall_clock");
+    assert_eq!(json["signal"], "SIGKILL");
+}
