@@ -200,3 +200,27 @@ fn this_machine_offers_every_required_layer() {
     assert!(host.landlock_abi.is_some(), "{host:?}");
     assert_eq!(host.seccomp, Probe::Present);
 }
+
+proptest::proptest! {
+    /// Whatever paths a manifest lists, a plan that exists has disjoint, absolute writable
+    /// paths, none of them over or under what the interpreter needs.
+    #[test]
+    fn a_plan_never_holds_overlapping_or_shadowing_paths(
+        paths in proptest::collection::vec("(/|)(tmp|usr|work|etc|a|\\.\\.|\\.|lib64|dev)(/(x|y|\\.\\.|lib|tmp))?/?", 0..5)
+    ) {
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        if let Ok(planned) = plan(&refs) {
+            let system = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/proc", "/dev", "/.purko"];
+            for (i, a) in planned.writable_paths.iter().enumerate() {
+                proptest::prop_assert!(a.is_absolute());
+                proptest::prop_assert!(a.components().all(|c| !matches!(c, std::path::Component::ParentDir | std::path::Component::CurDir)));
+                for s in system {
+                    proptest::prop_assert!(!a.starts_with(s) && !std::path::Path::new(s).starts_with(a));
+                }
+                for b in &planned.writable_paths[i + 1..] {
+                    proptest::prop_assert!(!a.starts_with(b) && !b.starts_with(a));
+                }
+            }
+        }
+    }
+}
