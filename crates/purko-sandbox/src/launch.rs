@@ -25,11 +25,12 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use libc::{c_int, c_void};
 
 use crate::landlock::Landlock;
-use crate::plan::{CODE_DIR, Plan};
+use crate::plan::{CODE_DIR, Network, Plan};
 use crate::seccomp::Filters;
 use crate::sys::{
     add, create_file, cstring, failed_if, loopback_up, micros, now, pid, proxy_listener, raw_fork,
@@ -172,7 +173,7 @@ pub(crate) struct Launch {
     rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
     workdir: CString,
     landlock: Option<Landlock>,
-    filters: Option<Filters>,
+    filters: Option<&'static Filters>,
     wall_clock: libc::timespec,
 }
 
@@ -182,7 +183,7 @@ impl Launch {
         code: &str,
         report: RawFd,
         proxy_handover: Option<RawFd>,
-        filters: Option<Filters>,
+        filters: Option<&'static Filters>,
     ) -> Launch {
         // SAFETY: geteuid and getegid cannot fail.
         let (euid, egid) = unsafe { (libc::geteuid(), libc::getegid()) };
@@ -198,7 +199,7 @@ impl Launch {
             limits.tmpfs_bytes
         ));
         let mut ops = Vec::new();
-        system_ops(&mut ops);
+        system_ops(&mut ops, plan.network);
         let extension = match plan.language {
             purko_config::Language::Python => "py",
             purko_config::Language::Bash => "sh",
@@ -505,7 +506,7 @@ impl Launch {
         if let Some(landlock) = &self.landlock {
             self.check(Step::Landlock, landlock.apply())?;
         }
-        if let Some(filters) = &self.filters {
+        if let Some(filters) = self.filters {
             for program in [&filters.deny, &filters.clone3] {
                 if seccompiler::apply_filter(program).is_err() {
                     self.check(Step::Seccomp, -1)?;
@@ -606,7 +607,7 @@ impl Launch {
 
 /// The read-only system directories, `/proc`, `/dev` and `/etc` of the new root (relative to
 /// the stage). Host directories that are symlinks (merged /usr) are recreated as symlinks.
-fn system_ops(ops: &mut Vec<Op>) {
+fn system_ops(ops: &mut Vec<Op>, network: Network) {
     for dir in [
         "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
     ] {
@@ -659,16 +660,29 @@ fn system_ops(ops: &mut Vec<Op>) {
             contents: contents.into_bytes(),
         });
     }
-    for shared in [
-        "/etc/ld.so.cache",
-        "/etc/localtime",
-        "/etc/ssl",
-        "/etc/ca-certificates",
-        "/etc/alternatives",
-    ] {
-        mirror(ops, Path::new(shared), false);
+    // The loader's cache is copied rather than bound: two mounts fewer per run.
+    if let Some(cache) = loader_cache() {
+        ops.push(Op::File {
+            path: c"etc/ld.so.cache".to_owned(),
+            contents: cache.clone(),
+        });
+    }
+    mirror(ops, Path::new("/etc/localtime"), false);
+    mirror(ops, Path::new("/etc/alternatives"), false);
+    // Certificates matter only where HTTPS can leave.
+    if network == Network::Proxied {
+        mirror(ops, Path::new("/etc/ssl"), false);
+        mirror(ops, Path::new("/etc/ca-certificates"), false);
     }
     ops.push(Op::Dir(c"tmp".to_owned()));
+}
+
+/// The host's `/etc/ld.so.cache`, read once.
+fn loader_cache() -> Option<&'static Vec<u8>> {
+    static CACHE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| std::fs::read("/etc/ld.so.cache").ok())
+        .as_ref()
 }
 
 /// Recreates `host` in the new root: a symlink as the same symlink, a directory or file as a

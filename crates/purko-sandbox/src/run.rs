@@ -121,7 +121,7 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
     let flood = Arc::new(Notify::new());
     let stdout = capture(started_run.stdout, cap, flood.clone());
     let stderr = capture(started_run.stderr, cap, flood.clone());
-    let all = async { tokio::join!(stdout, stderr, read_report(&mut report)) };
+    let all = async { tokio::join!(stdout, stderr, first_report(&mut report)) };
     tokio::pin!(all);
     let backstop = tokio::time::sleep(plan.limits.wall_clock + BACKSTOP);
     tokio::pin!(backstop);
@@ -142,7 +142,9 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
     if let Some(proxy) = proxy {
         proxy.abort();
     }
-    let _ = waiter.await;
+    // Not awaited: the blocking thread reaps the launcher while the kernel tears the
+    // namespaces down; the outcome is complete once P1 has reported and the output has ended.
+    drop(waiter);
     let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
 
     let (stdout, stdout_cut) = stdout;
@@ -271,6 +273,14 @@ async fn capture(stream: Option<OwnedFd>, cap: usize, flood: Arc<Notify>) -> (St
         text.push_str(&truncation_marker(cap));
     }
     (text, truncated)
+}
+
+/// Reads P1's report of how P2 ended (the first record once the interpreter runs), without
+/// waiting for P1 to exit.
+async fn first_report(report: &mut pipe::Receiver) -> Option<Report> {
+    let mut bytes = [0u8; REPORT_SIZE];
+    report.read_exact(&mut bytes).await.ok()?;
+    Some(Report::from_bytes(&bytes))
 }
 
 /// Reads the report pipe to its end; the first failure wins, else the end of P2.

@@ -90,7 +90,22 @@ pub(crate) struct Filters {
     pub clone3: BpfProgram,
 }
 
-pub(crate) fn filters() -> Result<Filters> {
+/// The filters, compiled once per process.
+pub(crate) fn filters() -> Result<&'static Filters> {
+    static FILTERS: std::sync::OnceLock<std::result::Result<Filters, String>> =
+        std::sync::OnceLock::new();
+    FILTERS
+        .get_or_init(|| {
+            compile().map_err(|e| match e {
+                Error::Seccomp(reason) => reason,
+                other => other.to_string(),
+            })
+        })
+        .as_ref()
+        .map_err(|e| Error::Seccomp(e.clone()))
+}
+
+fn compile() -> Result<Filters> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)
         .map_err(|e| Error::Seccomp(format!("unsupported architecture: {e}")))?;
     let seccomp = |e: seccompiler::BackendError| Error::Seccomp(e.to_string());

@@ -47,7 +47,7 @@ async fn a_memory_balloon_hits_the_memory_limit() {
 async fn a_sleeping_loop_is_killed_at_the_deadline() {
     let outcome = run(
         Language::Python,
-        &config(1, 10_000, &[], false),
+        &config(2, 10_000, &[], false),
         "import time\nprint('started', flush=True)\nwhile True:\n    time.sleep(0.1)\n",
     )
     .await;
