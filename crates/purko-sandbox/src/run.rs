@@ -109,14 +109,16 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
             return Err(failure(report.as_ref(), e));
         }
     };
-    let proxy = match (started_run.listener, egress) {
-        (Some(listener), Some(egress)) => Some(tokio::spawn(crate::proxy::serve(
-            std::net::TcpListener::from(listener),
-            egress,
-        ))),
-        _ => None,
+    let running = Running {
+        proxy: match (started_run.listener, egress) {
+            (Some(listener), Some(egress)) => Some(tokio::spawn(crate::proxy::serve(
+                std::net::TcpListener::from(listener),
+                egress,
+            ))),
+            _ => None,
+        },
+        pidfd: started_run.pidfd,
     };
-    let pidfd = started_run.pidfd;
     let cap = plan.limits.output_bytes;
     let flood = Arc::new(Notify::new());
     let stdout = capture(started_run.stdout, cap, flood.clone());
@@ -131,17 +133,15 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
             done = &mut all => break done,
             () = flood.notified(), if !flooded => {
                 flooded = true;
-                kill(&pidfd);
+                kill(&running.pidfd);
             }
             () = &mut backstop, if !overdue => {
                 overdue = true;
-                kill(&pidfd);
+                kill(&running.pidfd);
             }
         }
     };
-    if let Some(proxy) = proxy {
-        proxy.abort();
-    }
+    drop(running);
     // Not awaited: the blocking thread reaps the launcher while the kernel tears the
     // namespaces down; the outcome is complete once P1 has reported and the output has ended.
     drop(waiter);
@@ -199,6 +199,22 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
         outcome.limit = Some(Limit::Output);
     }
     Ok(outcome)
+}
+
+/// A started sandbox. Dropped (the run is over, or its future was cancelled), it stops the
+/// proxy and kills the launcher, which takes P1 and the namespace with it.
+struct Running {
+    proxy: Option<tokio::task::JoinHandle<()>>,
+    pidfd: OwnedFd,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(proxy) = self.proxy.take() {
+            proxy.abort();
+        }
+        kill(&self.pidfd);
+    }
 }
 
 struct Started {

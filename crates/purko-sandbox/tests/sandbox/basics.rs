@@ -95,3 +95,33 @@ fn outcomes_serialize_with_the_limit_in_snake_case() {
     assert_eq!(json["limit"], "wall_clock");
     assert_eq!(json["signal"], "SIGKILL");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_run_is_killed() {
+    let plan = crate::support::plan(
+        purko_config::Language::Bash,
+        &crate::support::config(30, 1000, &[], false),
+    );
+    let marker = format!("cancel-{}", std::process::id());
+    let code = format!("exec -a {marker} sleep 30");
+    let cancelled = tokio::time::timeout(
+        std::time::Duration::from_millis(500),
+        purko_sandbox::run(&plan, &code, None),
+    )
+    .await;
+    assert!(cancelled.is_err(), "the run was still going");
+    let alive = || {
+        std::fs::read_dir("/proc")
+            .expect("proc")
+            .filter_map(Result::ok)
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .any(|cmdline| cmdline.starts_with(marker.as_bytes()))
+    };
+    for _ in 0..50 {
+        if !alive() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the sandboxed program outlived its cancelled run");
+}
