@@ -102,10 +102,17 @@ async fn handle(mut client: TcpStream, egress: &Egress) -> std::io::Result<()> {
         path.push('?');
         path.push_str(query);
     }
-    let mut forwarded = format!("{method} {path} HTTP/1.1\r\n");
+    // The Host header names what was checked, whatever the client wrote.
+    let host = match (url.host_str(), url.port()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_owned(),
+        (None, _) => String::new(),
+    };
+    let mut forwarded = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\n");
     for line in lines {
         let name = line.split(':').next().unwrap_or("").trim();
         if [
+            "host",
             "proxy-connection",
             "proxy-authorization",
             "connection",

@@ -89,7 +89,14 @@ async fn an_admitted_destination_is_fetched_through_the_proxy() {
     );
     let request = server.await.expect("served");
     assert!(
-        request.starts_with("GET /path?q=1 HTTP/1.1\r\n"),
+        request.starts_with(&format!(
+            "GET /path?q=1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        )),
+        "{request}"
+    );
+    assert_eq!(
+        request.to_ascii_lowercase().matches("host:").count(),
+        1,
         "{request}"
     );
     assert!(!request.to_ascii_lowercase().contains("proxy-connection"));
