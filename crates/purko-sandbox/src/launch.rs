@@ -499,6 +499,14 @@ impl Launch {
             libc::sigemptyset(&raw mut none);
             libc::sigprocmask(libc::SIG_SETMASK, &raw const none, std::ptr::null_mut());
             self.check(Step::Session, libc::setsid())?;
+            // Whatever Purko holds open without close-on-exec (a library's file, another
+            // run's pipe) is closed at exec: only standard input, output and error pass.
+            libc::syscall(
+                libc::SYS_close_range,
+                3u32,
+                u32::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            );
             for (resource, limit) in &self.rlimits {
                 self.check(Step::Rlimit, libc::setrlimit(*resource, limit))?;
             }

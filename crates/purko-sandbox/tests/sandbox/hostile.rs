@@ -258,3 +258,15 @@ async fn a_setuid_binary_gains_nothing() {
         "{outcome:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[allow(unsafe_code)]
+async fn no_descriptor_of_purko_reaches_the_program() {
+    let leaky = std::fs::File::open("/etc/hostname").expect("a file to hold open");
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&leaky);
+    // SAFETY: clears close-on-exec on a descriptor this test owns, as a careless library would.
+    assert_eq!(unsafe { libc::fcntl(fd, libc::F_SETFD, 0) }, 0);
+    let outcome = python("import os\nprint(sorted(os.listdir('/proc/self/fd')))").await;
+    assert_eq!(outcome.stdout, "['0', '1', '2', '3']\n", "{outcome:?}");
+    drop(leaky);
+}
