@@ -57,8 +57,11 @@ pub enum Error {
         step: &'static str,
         source: std::io::Error,
     },
-    #[error("the sandbox could not start the interpreter: {0}")]
-    Spawn(std::io::Error),
+    #[error("the sandbox could not start {interpreter}: {source}")]
+    Spawn {
+        interpreter: &'static str,
+        source: std::io::Error,
+    },
     #[error(
         "the sandbox allows network access but no egress guard was given; pass the agent's Egress"
     )]

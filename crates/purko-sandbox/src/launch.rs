@@ -259,7 +259,7 @@ impl Launch {
                 )
             })
             .collect();
-        let root_size = code.len() + (1 << 20);
+        let root_size = code.len() + loader_cache().map_or(0, Vec::len) + (1 << 20);
         Launch {
             ops,
             root_options: cstring(format!("size={root_size},nr_inodes=1024,mode=0755")),

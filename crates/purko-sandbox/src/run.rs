@@ -106,7 +106,7 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
         Err(e) => {
             let report = read_report(&mut report).await;
             let _ = waiter.await;
-            return Err(failure(report.as_ref(), e));
+            return Err(failure(report.as_ref(), plan.interpreter(), e));
         }
     };
     let running = Running {
@@ -183,7 +183,11 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
             };
         }
         Some(report) if report.kind == REPORT_FAILED => {
-            return Err(failure(Some(&report), io::Error::other("setup failed")));
+            return Err(failure(
+                Some(&report),
+                plan.interpreter(),
+                io::Error::other("setup failed"),
+            ));
         }
         _ => {
             // The launcher was killed before P1 could report: by the runner for flooding or
@@ -314,7 +318,7 @@ async fn read_report(report: &mut pipe::Receiver) -> Option<Report> {
         .copied()
 }
 
-fn failure(report: Option<&Report>, spawn: io::Error) -> Error {
+fn failure(report: Option<&Report>, interpreter: &'static str, spawn: io::Error) -> Error {
     match report {
         Some(report) if report.kind == REPORT_FAILED => Error::Setup {
             step: STEPS
@@ -323,7 +327,10 @@ fn failure(report: Option<&Report>, spawn: io::Error) -> Error {
                 .unwrap_or("an unknown step"),
             source: io::Error::from_raw_os_error(report.errno),
         },
-        _ => Error::Spawn(spawn),
+        _ => Error::Spawn {
+            interpreter,
+            source: spawn,
+        },
     }
 }
 
