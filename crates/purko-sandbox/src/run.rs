@@ -89,8 +89,8 @@ pub async fn run(plan: &Plan, code: &str, egress: Option<&Egress>) -> Result<Out
             })
         })();
         let failed = started.is_err();
-        let _ = ready_tx.send(started);
-        if failed {
+        // A failed start, or a run whose future was dropped while it started, is killed here.
+        if ready_tx.send(started).is_err() || failed {
             let _ = child.kill();
         }
         let _ = child.wait();

@@ -98,17 +98,23 @@ fn outcomes_serialize_with_the_limit_in_snake_case() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cancelled_run_is_killed() {
+    cancel_after(std::time::Duration::from_millis(500), "running").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_cancelled_while_it_starts_is_killed() {
+    cancel_after(std::time::Duration::ZERO, "starting").await;
+}
+
+/// Drops a run of `sleep 30` after `delay`; its process must be gone soon after.
+async fn cancel_after(delay: std::time::Duration, name: &str) {
     let plan = crate::support::plan(
         purko_config::Language::Bash,
         &crate::support::config(30, 1000, &[], false),
     );
-    let marker = format!("cancel-{}", std::process::id());
+    let marker = format!("cancel-{name}-{}", std::process::id());
     let code = format!("exec -a {marker} sleep 30");
-    let cancelled = tokio::time::timeout(
-        std::time::Duration::from_millis(500),
-        purko_sandbox::run(&plan, &code, None),
-    )
-    .await;
+    let cancelled = tokio::time::timeout(delay, purko_sandbox::run(&plan, &code, None)).await;
     assert!(cancelled.is_err(), "the run was still going");
     let alive = || {
         std::fs::read_dir("/proc")
@@ -117,11 +123,9 @@ async fn a_cancelled_run_is_killed() {
             .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
             .any(|cmdline| cmdline.starts_with(marker.as_bytes()))
     };
-    for _ in 0..50 {
-        if !alive() {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    // Long enough for a start and a kill on a busy machine, far shorter than the run's 30 s.
+    for wait in [1500, 1500] {
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        assert!(!alive(), "the sandboxed program outlived its cancelled run");
     }
-    panic!("the sandboxed program outlived its cancelled run");
 }
