@@ -22,14 +22,20 @@ async fn a_python_fork_bomb_hits_the_process_limit() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bash_fork_bomb_is_contained() {
+    // The script outlives the bomb's first generation, so the bomb keeps forking until the
+    // process limit refuses it, and the deadline ends everything.
     let outcome = run(
         Language::Bash,
         &config(3, 10_000, &[], false),
-        ":(){ :|:& };:\nwait\n",
+        ":(){ :|:& };:\nsleep 10\n",
     )
     .await;
     assert!(
         matches!(outcome.limit, Some(Limit::Processes | Limit::WallClock)),
+        "{outcome:?}"
+    );
+    assert!(
+        outcome.stderr.contains("Resource temporarily unavailable"),
         "{outcome:?}"
     );
 }
