@@ -276,3 +276,10 @@ async fn no_descriptor_of_purko_reaches_the_program() {
     assert_eq!(outcome.stdout, "['0', '1', '2', '3']\n", "{outcome:?}");
     drop(leaky);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_open_files_limit_holds() {
+    let outcome = python("files = [open('/dev/null') for _ in range(1000)]").await;
+    assert_eq!(outcome.limit, Some(Limit::OpenFiles), "{outcome:?}");
+    assert!(outcome.stderr.contains("Too many open files"));
+}
