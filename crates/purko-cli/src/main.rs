@@ -2,6 +2,7 @@
 //! serving the API, and answering approvals.
 
 mod client;
+mod exec;
 mod gateway;
 mod judge;
 mod mcp;
@@ -65,6 +66,14 @@ enum Command {
     Call(CallArgs),
     /// Explain a decision by its id, from a running server's store.
     Explain(ExplainArgs),
+    /// Run a python or bash file in the sandbox, as an agent's `execute_code` would; print the
+    /// observation.
+    ///
+    /// The program gets fresh namespaces, a read-only root, no network (`--network`: HTTP and
+    /// HTTPS through the egress guard only), rlimits, seccomp and Landlock; none of this can be
+    /// turned off. Exit code 0 when the program ran within its limits and exited 0, 1 otherwise
+    /// (the observation is printed either way), 2 for a usage error.
+    Exec(exec::ExecArgs),
     /// List, show, approve or reject the calls waiting for a person.
     Approvals {
         #[command(subcommand)]
@@ -309,6 +318,11 @@ fn main() -> ExitCode {
         Command::Call(args) => client::call(&args),
         Command::Explain(args) => client::explain(&args),
         Command::Approvals { command } => client::approvals(command),
+        Command::Exec(args) => match exec::exec(&args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(failure) => Err(failure),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -341,6 +355,7 @@ fn usage_error(error: &clap::Error) -> ExitCode {
         Some("call") => "purko call --help",
         Some("explain") => "purko explain --help",
         Some("approvals") => "purko approvals --help",
+        Some("exec") => "purko exec --help",
         _ => "purko --help",
     };
     let mut err = std::io::stderr().lock();

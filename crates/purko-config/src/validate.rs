@@ -3,7 +3,7 @@
 //! node it is about, so the error can point at its line and column; the first failure wins.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use purko_guard::{Policy, RawDestinations, RawPolicy};
 
@@ -44,6 +44,7 @@ pub(crate) fn agent(doc: &AgentDocument) -> Checked {
             code.sandbox.max_output_bytes,
             &sandbox.key("maxOutputBytes"),
         )?;
+        writable_paths(&code.sandbox.writable_paths, &sandbox.key("writablePaths"))?;
     }
     if let Some(tools) = &doc.spec.tools {
         let mut first: HashMap<&str, usize> = HashMap::with_capacity(tools.len());
@@ -270,6 +271,43 @@ fn positive(value: u64, at: &NodePath) -> Checked {
             "must be more than 0",
             "give a whole number above 0",
         ));
+    }
+    Ok(())
+}
+
+/// Each writable path becomes its own tmpfs in the sandbox: it must be absolute and normal, and
+/// no two may overlap (one would hide the other).
+fn writable_paths(paths: &[PathBuf], at: &NodePath) -> Checked {
+    for (i, path) in paths.iter().enumerate() {
+        let text = path.to_string_lossy();
+        let normal = path.is_absolute()
+            && path
+                .components()
+                .skip(1)
+                .all(|c| matches!(c, Component::Normal(_)))
+            && !text.contains("/./")
+            && !text.ends_with("/.");
+        if !normal {
+            return Err(Problem::new(
+                at.index(i),
+                format!("'{text}' is not an absolute, normal path"),
+                "give a full path such as /tmp or /work/out, without '.' or '..'",
+            ));
+        }
+        let this: PathBuf = path.components().collect();
+        for (j, earlier) in paths[..i].iter().enumerate() {
+            let earlier_path: PathBuf = earlier.components().collect();
+            if earlier_path.starts_with(&this) || this.starts_with(&earlier_path) {
+                return Err(Problem::new(
+                    at.index(i),
+                    format!(
+                        "'{text}' overlaps writablePaths[{j}] ('{}')",
+                        earlier.display()
+                    ),
+                    "list only one of them: each writable path is its own empty tmpfs",
+                ));
+            }
+        }
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ use std::process::Command;
 
 use purko_guard::KindsFile;
 
+mod exec;
 mod mcp;
 
 fn root() -> PathBuf {

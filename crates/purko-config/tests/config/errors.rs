@@ -142,6 +142,18 @@ fn checks_after_deserialising_point_at_their_node() {
             "examples/agent.yaml:9:25: spec.runtime.codeExecution.sandbox.maxOutputBytes: must be more than 0",
         ),
         (
+            with_spec("  runtime:\n    codeExecution:\n      sandbox:\n        writablePaths: [/tmp, out]\n"),
+            "examples/agent.yaml:9:31: spec.runtime.codeExecution.sandbox.writablePaths[1]: 'out' is not an absolute, normal path",
+        ),
+        (
+            with_spec("  runtime:\n    codeExecution:\n      sandbox:\n        writablePaths: [/work, /tmp/../etc]\n"),
+            "examples/agent.yaml:9:32: spec.runtime.codeExecution.sandbox.writablePaths[1]: '/tmp/../etc' is not an absolute, normal path",
+        ),
+        (
+            with_spec("  runtime:\n    codeExecution:\n      sandbox:\n        writablePaths: [/work/out, /tmp, /work]\n"),
+            "examples/agent.yaml:9:42: spec.runtime.codeExecution.sandbox.writablePaths[2]: '/work' overlaps writablePaths[0] ('/work/out')",
+        ),
+        (
             with_spec("  guardrail:\n    rules:\n      - effect: deny\n      - effect: deny\n        tools: [\"a[\"]\n"),
             "examples/agent.yaml:9:9: spec.guardrail.rules[1]: the tool glob 'a[' does not compile: unclosed character class; missing ']'",
         ),

@@ -1,0 +1,250 @@
+//! `purko exec`: runs a python or bash file in the sandbox, as an agent's `execute_code` call
+//! would, and prints the observation. The sandbox cannot be turned off here; `--no-check` skips
+//! only the pre-execution check of the code.
+//!
+//! Exit codes: 0 when the program ran within its limits and exited 0; 1 when it exited
+//! otherwise, was stopped by a limit, or the sandbox could not run it (the observation, or an
+//! error and a hint, is printed either way); 2 for a usage error.
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use purko_config::{CodeExecution, Language, Sandbox};
+use purko_http::Egress;
+use purko_protocol::{Code, Observation};
+use purko_sandbox::{Host, Limit, Outcome, Plan, Weaker};
+
+use crate::{CheckFormat, Failure};
+
+#[derive(clap::Args, Debug)]
+pub struct ExecArgs {
+    /// The program's language.
+    #[arg(long, value_enum)]
+    language: ExecLanguage,
+    /// Wall-clock limit in seconds (`maxExecutionSeconds`); the whole sandbox is killed then.
+    #[arg(long, default_value_t = 30, value_name = "S")]
+    timeout: u64,
+    /// Bytes kept of standard output and of standard error (`maxOutputBytes`).
+    #[arg(long, default_value_t = 100_000, value_name = "BYTES")]
+    max_output: u64,
+    /// Allow HTTP and HTTPS, through Purko's egress proxy and guard only (`networkAccess`).
+    #[arg(long)]
+    network: bool,
+    /// A destination the egress guard admits, as in `destinations.allow`; repeatable.
+    #[arg(long = "allow", value_name = "DESTINATION", requires = "network")]
+    allow: Vec<String>,
+    /// An absolute path the program may write to, on its own empty tmpfs (`writablePaths`);
+    /// repeatable. Nothing else is writable.
+    #[arg(long = "writable", value_name = "PATH")]
+    writable: Vec<PathBuf>,
+    /// Skip the pre-execution check of the code, to test the sandbox's walls themselves.
+    #[arg(long)]
+    no_check: bool,
+    /// Run even where the kernel lacks Landlock or seccomp (the missing layers are named on
+    /// standard error). User namespaces are never optional.
+    #[arg(long)]
+    accept_weaker_sandbox: bool,
+    /// Output format: the observation as JSON, or the output and a summary as text.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Json)]
+    format: CheckFormat,
+    /// The program file, or `-` for standard input.
+    #[arg(value_name = "FILE|-")]
+    file: String,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ExecLanguage {
+    Python,
+    Bash,
+}
+
+/// Runs the program; `Ok(false)` when it ran but did not end cleanly (exit code 1).
+pub fn exec(args: &ExecArgs) -> Result<bool, Failure> {
+    let code = read_code(&args.file)?;
+    let language = match args.language {
+        ExecLanguage::Python => Language::Python,
+        ExecLanguage::Bash => Language::Bash,
+    };
+    let config = CodeExecution {
+        enabled: true,
+        languages: vec![language],
+        sandbox: Sandbox {
+            max_execution_seconds: args.timeout,
+            max_output_bytes: args.max_output,
+            network_access: args.network,
+            writable_paths: args.writable.clone(),
+        },
+    };
+    let weaker = if args.accept_weaker_sandbox {
+        Weaker::Accept
+    } else {
+        Weaker::Refuse
+    };
+    let plan = Plan::new(&config, language, &Host::probe(), weaker).map_err(|e| {
+        Failure::new(
+            e.to_string(),
+            "fix the flag it names; see docs/threat-model.md for the sandbox's layers",
+            1,
+        )
+    })?;
+    let weakened: Vec<String> = plan
+        .missing
+        .iter()
+        .filter(|l| **l != purko_sandbox::Layer::Cgroup)
+        .map(ToString::to_string)
+        .collect();
+    if !weakened.is_empty() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: running without {} (accepted with --accept-weaker-sandbox)",
+            weakened.join(", ")
+        );
+    }
+    if !args.no_check {
+        // The pre-execution check runs here
+    }
+    let egress = if args.network {
+        Some(Egress::new(&args.allow).map_err(|e| {
+            Failure::new(
+                e.to_string(),
+                "check the --allow destinations (host, host:port or URL prefix)",
+                1,
+            )
+        })?)
+    } else {
+        None
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(format!("cannot start the runtime: {e}"), "retry", 1))?;
+    let outcome = runtime
+        .block_on(purko_sandbox::run(&plan, &code, egress.as_ref()))
+        .map_err(|e| {
+            Failure::new(
+                e.to_string(),
+                "the kernel refused a step of the sandbox; see docs/threat-model.md for what it needs",
+                1,
+            )
+        })?;
+    let clean = outcome.limit.is_none() && outcome.exit_code == Some(0);
+    let text = match args.format {
+        CheckFormat::Json => {
+            let observation = observation(&outcome, &plan);
+            let mut json = serde_json::to_string_pretty(&observation).map_err(|e| {
+                Failure::new(format!("cannot encode the observation: {e}"), "retry", 1)
+            })?;
+            json.push('\n');
+            json
+        }
+        CheckFormat::Text => text(&outcome, &plan),
+    };
+    crate::judge::print(&text)?;
+    Ok(clean)
+}
+
+fn read_code(file: &str) -> Result<String, Failure> {
+    let mut bytes = Vec::new();
+    let read = if file == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(file).map(|b| bytes = b)
+    };
+    read.map_err(|e| {
+        Failure::new(
+            format!("cannot read {file}: {e}"),
+            "give a readable file, or - to read the program from standard input",
+            1,
+        )
+    })?;
+    String::from_utf8(bytes).map_err(|_| {
+        Failure::new(
+            format!("{file} is not UTF-8 text"),
+            "save the program as UTF-8",
+            1,
+        )
+    })
+}
+
+/// The observation an agent would get for this run.
+pub fn observation(outcome: &Outcome, plan: &Plan) -> Observation {
+    let body = serde_json::json!({
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "exit_code": outcome.exit_code,
+        "signal": outcome.signal,
+        "duration_ms": outcome.duration_ms,
+        "peak_memory_bytes": outcome.peak_memory_bytes,
+        "truncated": outcome.truncated,
+    });
+    let mut observation = match outcome.limit {
+        Some(Limit::WallClock) => Observation::error(
+            Code::SandboxTimeout,
+            summary(outcome, plan),
+            "make the code finish sooner: do less per call, or split the work into steps",
+        ),
+        Some(limit) => Observation::error(
+            Code::SandboxLimit,
+            summary(outcome, plan),
+            remediation(limit),
+        ),
+        None => Observation::success(serde_json::Value::Null),
+    }
+    .with_observation(body);
+    if outcome.limit.is_none() {
+        observation.message = Some(summary(outcome, plan));
+    }
+    observation.truncated = outcome.truncated;
+    observation
+}
+
+fn remediation(limit: Limit) -> &'static str {
+    match limit {
+        Limit::WallClock => "make the code finish sooner",
+        Limit::CpuTime => "use less CPU time: a cheaper algorithm, or less data per call",
+        Limit::Memory => "use less memory: stream the data, or work on smaller pieces",
+        Limit::Processes => "start fewer processes or threads",
+        Limit::FileSize => "write smaller files",
+        Limit::OpenFiles => "close files when done with them",
+        Limit::Output => "print less: summarize the data instead of printing it whole",
+    }
+}
+
+fn summary(outcome: &Outcome, plan: &Plan) -> String {
+    match (outcome.limit, &outcome.exit_code, &outcome.signal) {
+        (Some(Limit::WallClock), _, _) => format!(
+            "The code ran longer than the {} s limit and was stopped.",
+            plan.limits.wall_clock.as_secs()
+        ),
+        (Some(limit), _, _) => format!("The code hit {} and was stopped.", limit.describe()),
+        (None, Some(code), _) => format!("The code ran and exited with status {code}."),
+        (None, None, Some(signal)) => format!("The code was ended by {signal}."),
+        (None, None, None) => "The code ended.".to_owned(),
+    }
+}
+
+fn text(outcome: &Outcome, plan: &Plan) -> String {
+    let mut text = String::new();
+    text.push_str(&outcome.stdout);
+    if !outcome.stdout.is_empty() && !outcome.stdout.ends_with('\n') {
+        text.push('\n');
+    }
+    if !outcome.stderr.is_empty() {
+        text.push_str("--- stderr\n");
+        text.push_str(&outcome.stderr);
+        if !outcome.stderr.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    let memory = outcome.peak_memory_bytes.map_or_else(String::new, |bytes| {
+        format!(", peak memory {} KiB", bytes / 1024)
+    });
+    let _ = writeln!(
+        text,
+        "--- {} ({} ms{memory})",
+        summary(outcome, plan),
+        outcome.duration_ms
+    );
+    text
+}
