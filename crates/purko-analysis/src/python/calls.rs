@@ -1,0 +1,809 @@
+//! Calls, matched by the dotted path of the function after alias resolution.
+
+use tree_sitter::Node;
+
+use super::Module;
+use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
+use crate::pynames::string_literal;
+use crate::tree::{named_children, text};
+
+/// A call's arguments: positional in order, keywords by name.
+struct Arguments<'t> {
+    positional: Vec<Node<'t>>,
+    keywords: Vec<(&'t str, Node<'t>)>,
+}
+
+impl<'t> Arguments<'t> {
+    fn of(call: Node<'t>, src: &'t [u8]) -> Self {
+        let mut positional = Vec::new();
+        let mut keywords = Vec::new();
+        if let Some(list) = call.child_by_field_name("arguments") {
+            for arg in named_children(list) {
+                match arg.kind() {
+                    "keyword_argument" => {
+                        if let (Some(name), Some(value)) = (
+                            arg.child_by_field_name("name"),
+                            arg.child_by_field_name("value"),
+                        ) {
+                            keywords.push((text(name, src), value));
+                        }
+                    }
+                    "comment" | "list_splat" | "dictionary_splat" => {}
+                    _ => positional.push(arg),
+                }
+            }
+        }
+        Self {
+            positional,
+            keywords,
+        }
+    }
+
+    fn keyword(&self, name: &str) -> Option<Node<'t>> {
+        self.keywords
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// Python's falsy literals; anything else passed as `shell=` may be true.
+fn falsy(node: Node<'_>, src: &[u8]) -> bool {
+    match node.kind() {
+        "false" | "none" => true,
+        "integer" => text(node, src) == "0",
+        "list" | "dictionary" | "tuple" | "set" => named_children(node).is_empty(),
+        "string" => string_literal(node, src).is_some_and(|s| s.is_empty()),
+        _ => false,
+    }
+}
+
+fn is_true(node: Node<'_>) -> bool {
+    node.kind() == "true"
+}
+
+fn matches(pattern: &str, path: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => path.starts_with(prefix),
+        None => path == pattern,
+    }
+}
+
+/// Calls that are findings by name alone.
+const BY_NAME: &[(&[&str], Rule, &str)] = &[
+    (
+        &["eval"],
+        Rule::new("B307", K::Eval, S::High, C::High, 95),
+        "eval runs a string as Python code: use ast.literal_eval for data",
+    ),
+    (
+        &["exec"],
+        Rule::new("B102", K::Exec, S::High, C::High, 95),
+        "exec runs a string as Python code",
+    ),
+    (
+        &["compile"],
+        Rule::new("PK201", K::Exec, S::Medium, C::Medium, 95),
+        "compile turns a string into code that can then be run",
+    ),
+    (
+        &[
+            "__import__",
+            "importlib.__import__",
+            "importlib.import_module",
+        ],
+        Rule::new("PK202", K::DynamicImport, S::Medium, C::High, 829),
+        "a module chosen at run time is imported",
+    ),
+    (
+        &["logging.config.listen"],
+        Rule::new("B612", K::Exec, S::Medium, C::High, 94),
+        "logging.config.listen runs code sent to its socket",
+    ),
+    (
+        &[
+            "os.system",
+            "os.popen",
+            "os.popen2",
+            "os.popen3",
+            "os.popen4",
+            "popen2.*",
+            "commands.getoutput",
+            "commands.getstatusoutput",
+            "subprocess.getoutput",
+            "subprocess.getstatusoutput",
+            "asyncio.create_subprocess_shell",
+        ],
+        Rule::new("B605", K::ShellInjection, S::High, C::High, 78),
+        "a process is started through a shell: anything in the command string can run",
+    ),
+    (
+        &[
+            "os.exec*",
+            "os.spawn*",
+            "os.posix_spawn*",
+            "os.startfile",
+            "asyncio.create_subprocess_exec",
+        ],
+        Rule::new("B606", K::Subprocess, S::Low, C::Medium, 78),
+        "a process is started without a shell",
+    ),
+    (
+        &[
+            "pickle.load",
+            "pickle.loads",
+            "pickle.Unpickler",
+            "_pickle.load",
+            "_pickle.loads",
+            "cPickle.load",
+            "cPickle.loads",
+            "cPickle.Unpickler",
+            "dill.load",
+            "dill.loads",
+            "dill.Unpickler",
+            "shelve.open",
+            "shelve.DbfilenameShelf",
+            "jsonpickle.decode",
+            "jsonpickle.unpickler.decode",
+            "jsonpickle.unpickler.Unpickler",
+            "pandas.read_pickle",
+            "joblib.load",
+        ],
+        Rule::new("B301", K::InsecureDeserialization, S::High, C::High, 502),
+        "unpickling data runs code chosen by whoever wrote the data",
+    ),
+    (
+        &["marshal.load", "marshal.loads"],
+        Rule::new("B302", K::InsecureDeserialization, S::High, C::High, 502),
+        "marshal data from an untrusted source can crash or mislead the interpreter",
+    ),
+    (
+        &[
+            "yaml.unsafe_load",
+            "yaml.unsafe_load_all",
+            "yaml.full_load",
+            "yaml.full_load_all",
+        ],
+        Rule::new("B506", K::InsecureDeserialization, S::High, C::High, 20),
+        "this YAML loader builds arbitrary Python objects: use yaml.safe_load",
+    ),
+    (
+        &[
+            "hashlib.md5",
+            "hashlib.sha1",
+            "hashlib.md4",
+            "hashlib.md2",
+            "hashlib.sha",
+        ],
+        Rule::new("B324", K::WeakHash, S::Medium, C::High, 327),
+        "MD5, MD4 and SHA-1 are broken for security use",
+    ),
+    (
+        &[
+            "Crypto.Hash.MD2.new",
+            "Crypto.Hash.MD4.new",
+            "Crypto.Hash.MD5.new",
+            "Crypto.Hash.SHA.new",
+            "Cryptodome.Hash.MD2.new",
+            "Cryptodome.Hash.MD4.new",
+            "Cryptodome.Hash.MD5.new",
+            "Cryptodome.Hash.SHA.new",
+            "cryptography.hazmat.primitives.hashes.MD5",
+            "cryptography.hazmat.primitives.hashes.SHA1",
+        ],
+        Rule::new("B303", K::WeakHash, S::Medium, C::High, 327),
+        "MD2, MD4, MD5 and SHA-1 are broken for security use",
+    ),
+    (
+        &[
+            "Crypto.Cipher.ARC2.new",
+            "Crypto.Cipher.ARC4.new",
+            "Crypto.Cipher.Blowfish.new",
+            "Crypto.Cipher.DES.new",
+            "Crypto.Cipher.XOR.new",
+            "Cryptodome.Cipher.ARC2.new",
+            "Cryptodome.Cipher.ARC4.new",
+            "Cryptodome.Cipher.Blowfish.new",
+            "Cryptodome.Cipher.DES.new",
+            "Cryptodome.Cipher.XOR.new",
+            "cryptography.hazmat.primitives.ciphers.algorithms.ARC4",
+            "cryptography.hazmat.primitives.ciphers.algorithms.Blowfish",
+            "cryptography.hazmat.primitives.ciphers.algorithms.IDEA",
+            "cryptography.hazmat.primitives.ciphers.algorithms.CAST5",
+            "cryptography.hazmat.primitives.ciphers.algorithms.SEED",
+            "cryptography.hazmat.primitives.ciphers.algorithms.TripleDES",
+            "cryptography.hazmat.decrepit.ciphers.algorithms.*",
+        ],
+        Rule::new("B304", K::WeakCipher, S::High, C::High, 327),
+        "this cipher is broken or has a block too small for today's data",
+    ),
+    (
+        &["cryptography.hazmat.primitives.ciphers.modes.ECB"],
+        Rule::new("B305", K::WeakCipher, S::Medium, C::High, 327),
+        "ECB mode shows which blocks of the plain text are equal",
+    ),
+    (
+        &["tempfile.mktemp", "os.tempnam", "os.tmpnam"],
+        Rule::new("B306", K::Tempfile, S::Medium, C::High, 377),
+        "the name is free when chosen, but another process can take it before it is used: use tempfile.mkstemp or NamedTemporaryFile",
+    ),
+    (
+        &[
+            "random.random",
+            "random.randrange",
+            "random.randint",
+            "random.choice",
+            "random.choices",
+            "random.uniform",
+            "random.triangular",
+            "random.sample",
+            "random.randbytes",
+            "random.getrandbits",
+            "random.shuffle",
+        ],
+        Rule::new("B311", K::InsecureRandom, S::Low, C::High, 330),
+        "the random module is predictable: use secrets for tokens, keys and passwords",
+    ),
+    (
+        &["telnetlib.*"],
+        Rule::new("B312", K::Network, S::High, C::High, 319),
+        "telnet sends everything, passwords included, in clear text",
+    ),
+    (
+        &["ftplib.FTP", "ftplib.FTP.*"],
+        Rule::new("B321", K::Network, S::High, C::High, 319),
+        "FTP sends everything, passwords included, in clear text",
+    ),
+    (
+        &[
+            "urllib.urlopen",
+            "urllib.request.urlopen",
+            "urllib.urlretrieve",
+            "urllib.request.urlretrieve",
+            "urllib.URLopener",
+            "urllib.request.URLopener",
+            "urllib.FancyURLopener",
+            "urllib.request.FancyURLopener",
+            "urllib2.urlopen",
+            "urllib2.Request",
+            "six.moves.urllib.request.urlopen",
+        ],
+        Rule::new("B310", K::Network, S::Medium, C::High, 22),
+        "urlopen also opens file:// and custom schemes: check the URL's scheme first",
+    ),
+    (
+        &[
+            "xml.etree.ElementTree.parse",
+            "xml.etree.ElementTree.iterparse",
+            "xml.etree.ElementTree.fromstring",
+            "xml.etree.ElementTree.XMLParser",
+            "xml.etree.cElementTree.parse",
+            "xml.etree.cElementTree.iterparse",
+            "xml.etree.cElementTree.fromstring",
+            "xml.etree.cElementTree.XMLParser",
+        ],
+        Rule::new("B313", K::XmlUntrusted, S::Medium, C::High, 20),
+        "parsing untrusted XML with xml.etree is open to entity expansion: use defusedxml",
+    ),
+    (
+        &[
+            "xml.sax.parse",
+            "xml.sax.parseString",
+            "xml.sax.make_parser",
+        ],
+        Rule::new("B317", K::XmlUntrusted, S::Medium, C::High, 20),
+        "parsing untrusted XML with xml.sax is open to entity expansion: use defusedxml",
+    ),
+    (
+        &[
+            "xml.dom.expatbuilder.parse",
+            "xml.dom.expatbuilder.parseString",
+        ],
+        Rule::new("B316", K::XmlUntrusted, S::Medium, C::High, 20),
+        "parsing untrusted XML with expatbuilder is open to entity expansion: use defusedxml",
+    ),
+    (
+        &["xml.sax.expatreader.create_parser"],
+        Rule::new("B315", K::XmlUntrusted, S::Medium, C::High, 20),
+        "parsing untrusted XML with expatreader is open to entity expansion: use defusedxml",
+    ),
+    (
+        &["xml.dom.minidom.parse", "xml.dom.minidom.parseString"],
+        Rule::new("B318", K::XmlUntrusted, S::Medium, C::High, 20),
+        "parsing untrusted XML with minidom is open to entity expansion: use defusedxml",
+    ),
+    (
+        &["xml.dom.pulldom.parse", "xml.dom.pulldom.parseString"],
+        Rule::new("B319", K::XmlUntrusted, S::Medium, C::High, 20),
+        "parsing untrusted XML with pulldom is open to entity expansion: use defusedxml",
+    ),
+    (
+        &[
+            "lxml.etree.parse",
+            "lxml.etree.fromstring",
+            "lxml.etree.RestrictedElement",
+            "lxml.etree.GlobalParserTLS",
+            "lxml.etree.getDefaultParser",
+            "lxml.etree.check_docinfo",
+            "lxml.etree.XML",
+        ],
+        Rule::new("B320", K::XmlUntrusted, S::Medium, C::High, 20),
+        "lxml resolves entities by default: use defusedxml.lxml for untrusted XML",
+    ),
+    (
+        &[
+            "ssl._create_unverified_context",
+            "ssl._create_stdlib_context",
+        ],
+        Rule::new("B323", K::InsecureTls, S::High, C::High, 295),
+        "this SSL context does not verify certificates",
+    ),
+    (
+        &[
+            "ctypes.CDLL",
+            "ctypes.cdll.LoadLibrary",
+            "ctypes.PyDLL",
+            "ctypes.memmove",
+            "ctypes.memset",
+            "ctypes.string_at",
+            "ctypes.cast",
+            "ctypes.pythonapi.*",
+        ],
+        Rule::new("PK301", K::UnsafeCode, S::Medium, C::High, 119),
+        "ctypes calls native code and reads or writes raw memory, outside Python's safety",
+    ),
+    (
+        &[
+            "django.db.models.expressions.RawSQL",
+            "django.db.models.RawSQL",
+        ],
+        Rule::new("B611", K::SqlInjection, S::Medium, C::Medium, 89),
+        "RawSQL takes SQL text: build it with parameters, never from input",
+    ),
+];
+
+const SUBPROCESS: &[&str] = &[
+    "subprocess.Popen",
+    "subprocess.call",
+    "subprocess.check_call",
+    "subprocess.check_output",
+    "subprocess.run",
+];
+const SHELL_TRUE: Rule = Rule::new("B602", K::ShellInjection, S::High, C::High, 78);
+const NO_SHELL: Rule = Rule::new("B603", K::Subprocess, S::Low, C::High, 78);
+const OTHER_SHELL: Rule = Rule::new("B604", K::ShellInjection, S::Medium, C::Low, 78);
+const PARTIAL_PATH: Rule = Rule::new("B607", K::Subprocess, S::Low, C::High, 78);
+const WILDCARD: Rule = Rule::new("B609", K::ShellInjection, S::High, C::Medium, 78);
+const PARAMIKO: Rule = Rule::new("B601", K::ShellInjection, S::Medium, C::Medium, 78);
+const CHMOD: Rule = Rule::new("B103", K::FilePermissions, S::Medium, C::High, 732);
+const FLASK_DEBUG: Rule = Rule::new("B201", K::DebugMode, S::High, C::Medium, 94);
+const TAR: Rule = Rule::new("B202", K::ArchiveTraversal, S::High, C::High, 22);
+const UNPACK: Rule = Rule::new("PK501", K::ArchiveTraversal, S::Medium, C::Medium, 22);
+const NO_TIMEOUT: Rule = Rule::new("B113", K::RequestWithoutTimeout, S::Medium, C::Low, 400);
+const NO_VERIFY: Rule = Rule::new("B501", K::InsecureTls, S::High, C::High, 295);
+const NO_TLS_VERSION: Rule = Rule::new("B504", K::InsecureTls, S::Low, C::Medium, 327);
+const WEAK_KEY: Rule = Rule::new("B505", K::WeakCipher, S::High, C::High, 326);
+const YAML: Rule = Rule::new("B506", K::InsecureDeserialization, S::High, C::High, 20);
+const HOST_KEY: Rule = Rule::new("B507", K::InsecureTls, S::High, C::Medium, 295);
+const TORCH: Rule = Rule::new("B614", K::InsecureDeserialization, S::High, C::High, 502);
+const NUMPY: Rule = Rule::new("PK203", K::InsecureDeserialization, S::High, C::High, 502);
+const HASH_NEW: Rule = Rule::new("B324", K::WeakHash, S::Medium, C::High, 327);
+const DJANGO_EXTRA: Rule = Rule::new("B610", K::SqlInjection, S::Medium, C::Medium, 89);
+const PATH: Rule = Rule::new("PK401", K::PathTraversal, S::Medium, C::Medium, 22);
+const SECRET_ARG: Rule = Rule::new("B106", K::HardcodedSecret, S::High, C::Medium, 259);
+
+const REQUESTS: &[&str] = &[
+    "requests.get",
+    "requests.post",
+    "requests.put",
+    "requests.delete",
+    "requests.patch",
+    "requests.options",
+    "requests.head",
+    "requests.request",
+];
+const HTTPX: &[&str] = &[
+    "httpx.get",
+    "httpx.post",
+    "httpx.put",
+    "httpx.delete",
+    "httpx.patch",
+    "httpx.options",
+    "httpx.head",
+    "httpx.request",
+    "httpx.stream",
+    "httpx.Client",
+    "httpx.AsyncClient",
+];
+
+pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) {
+    let src = module.src;
+    let Some(function) = node.child_by_field_name("function") else {
+        return;
+    };
+    let path = module.names.qualify(function, src).unwrap_or_default();
+    let method = match function.kind() {
+        "attribute" => function
+            .child_by_field_name("attribute")
+            .map_or("", |a| text(a, src)),
+        _ => "",
+    };
+    let args = Arguments::of(node, src);
+
+    for (patterns, rule, why) in BY_NAME {
+        if patterns.iter().any(|p| matches(p, &path)) {
+            out.push(rule.at(node, format!("{path}: {why}")));
+            if rule.kind == K::ShellInjection {
+                wildcard(node, &args, src, out);
+            }
+            break;
+        }
+    }
+
+    let shell = args.keyword("shell");
+    let shell_true = shell.is_some_and(|s| !falsy(s, src));
+    if SUBPROCESS.contains(&path.as_str()) {
+        if shell_true {
+            out.push(SHELL_TRUE.at(
+                node,
+                format!("{path} with shell=True: anything in the command string can run"),
+            ));
+            wildcard(node, &args, src, out);
+        } else {
+            out.push(NO_SHELL.at(
+                node,
+                format!("{path} starts a process: check where its arguments come from"),
+            ));
+        }
+        partial_path(node, &args, src, out);
+    } else if shell_true {
+        out.push(OTHER_SHELL.at(
+            node,
+            format!(
+                "`{}` is called with shell=True: a shell may run the command string",
+                truncate(text(function, src))
+            ),
+        ));
+    } else if path.starts_with("os.exec")
+        || path.starts_with("os.spawn")
+        || path == "os.system"
+        || path == "os.popen"
+    {
+        partial_path(node, &args, src, out);
+    }
+
+    if method == "exec_command" && module.imports("paramiko") {
+        out.push(PARAMIKO.at(
+            node,
+            "paramiko exec_command runs its argument through the remote shell",
+        ));
+    }
+    if matches!(path.as_str(), "os.chmod" | "os.fchmod" | "os.lchmod")
+        || (method == "chmod" && !path.starts_with("os."))
+    {
+        let mode = args.keyword("mode").or_else(|| {
+            args.positional
+                .get(usize::from(path.starts_with("os.")))
+                .copied()
+        });
+        if let Some(mode) = mode.and_then(|m| permission_bits(m, module)) {
+            if mode & 0o002 != 0 {
+                out.push(CHMOD.with_severity(S::High).at(
+                    node,
+                    format!("chmod to {mode:#o} makes the file writable by every user"),
+                ));
+            } else if mode & 0o020 != 0 || mode & 0o010 != 0 {
+                out.push(CHMOD.at(
+                    node,
+                    format!("chmod to {mode:#o} is broader than the file likely needs"),
+                ));
+            }
+        }
+    }
+    if method == "run" && module.imports("flask") && args.keyword("debug").is_some_and(is_true) {
+        out.push(FLASK_DEBUG.at(
+            node,
+            "a Flask app runs with debug=True: the Werkzeug debugger runs code sent to it",
+        ));
+    }
+    if matches!(method, "extractall" | "extract") && module.imports("tarfile") {
+        let filtered = args.keyword("filter").is_some_and(|f| {
+            string_literal(f, src).is_some_and(|v| v == "data" || v == "tar")
+                || text(f, src).ends_with("data_filter")
+                || text(f, src).ends_with("tar_filter")
+        });
+        let members = args.keyword("members").is_some_and(|m| m.kind() == "call");
+        if !filtered && !members {
+            out.push(TAR.at(node, "tar members are extracted unchecked: a name like ../../etc/x writes outside the target; pass filter=\"data\""));
+        }
+    }
+    if path == "shutil.unpack_archive" && args.keyword("filter").is_none() {
+        out.push(UNPACK.at(
+            node,
+            "shutil.unpack_archive without filter= extracts tar members unchecked",
+        ));
+    }
+    if REQUESTS.contains(&path.as_str()) || (path.starts_with("requests.") && method == "request") {
+        match args.keyword("timeout") {
+            None => {
+                out.push(
+                    NO_TIMEOUT.at(node, format!("{path} without a timeout can hang for ever")),
+                );
+            }
+            Some(t) if t.kind() == "none" => {
+                out.push(
+                    NO_TIMEOUT.at(node, format!("{path} with timeout=None can hang for ever")),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    let http_client = REQUESTS.contains(&path.as_str())
+        || HTTPX.contains(&path.as_str())
+        || (path.starts_with("requests.") && method == "request")
+        || matches!(
+            method,
+            "get" | "post" | "put" | "delete" | "patch" | "request" | "head" | "options"
+        ) && (module.imports("requests") || module.imports("httpx"));
+    if http_client && args.keyword("verify").is_some_and(|v| v.kind() == "false") {
+        out.push(NO_VERIFY.at(
+            node,
+            format!(
+                "`{}` with verify=False accepts any certificate",
+                truncate(text(function, src))
+            ),
+        ));
+    }
+    for (name, value) in &args.keywords {
+        if crate::secrets::secret_name(name)
+            && let Some(literal) = string_literal(*value, src)
+            && crate::secrets::plausible_value(&literal)
+            && crate::secrets::value_secret(&literal).is_none()
+        {
+            out.push(super::literals::secret_rule(SECRET_ARG, &literal).at(
+                *value,
+                format!("possible hardcoded secret passed as `{name}`"),
+            ));
+        }
+    }
+    if path == "ssl.wrap_socket" && args.keyword("ssl_version").is_none() {
+        out.push(NO_TLS_VERSION.at(node, "ssl.wrap_socket without ssl_version may negotiate an old protocol; it is also removed in Python 3.12"));
+    }
+    if matches!(path.as_str(), "yaml.load" | "yaml.load_all") {
+        let loader = args
+            .keyword("Loader")
+            .or_else(|| args.positional.get(1).copied());
+        let safe = loader.is_some_and(|l| {
+            let name = text(l, src);
+            name.ends_with("SafeLoader")
+                || name.ends_with("CSafeLoader")
+                || name.ends_with("BaseLoader")
+        });
+        if !safe {
+            out.push(YAML.at(node, format!("{path} without a safe Loader builds arbitrary Python objects: use yaml.safe_load")));
+        }
+    }
+    if method == "set_missing_host_key_policy" {
+        let policy = args
+            .positional
+            .first()
+            .map(|p| text(*p, src))
+            .unwrap_or_default();
+        if policy.contains("AutoAddPolicy") || policy.contains("WarningPolicy") {
+            out.push(HOST_KEY.at(
+                node,
+                "paramiko accepts unknown host keys: a man in the middle is not noticed",
+            ));
+        }
+    }
+    if path == "torch.load" && !args.keyword("weights_only").is_some_and(is_true) {
+        out.push(TORCH.at(
+            node,
+            "torch.load unpickles the file: pass weights_only=True",
+        ));
+    }
+    if path == "numpy.load" && args.keyword("allow_pickle").is_some_and(is_true) {
+        out.push(NUMPY.at(node, "numpy.load with allow_pickle=True unpickles the file"));
+    }
+    if path == "hashlib.new" {
+        let name = args
+            .keyword("name")
+            .or_else(|| args.positional.first().copied());
+        let name = name
+            .and_then(|n| string_literal(n, src))
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let for_security = args
+            .keyword("usedforsecurity")
+            .is_none_or(|u| u.kind() != "false");
+        if matches!(name.as_str(), "md4" | "md5" | "sha1" | "sha" | "ripemd160") && for_security {
+            out.push(HASH_NEW.at(
+                node,
+                format!("hashlib.new({name:?}): {name} is broken for security use"),
+            ));
+        }
+    }
+    weak_key(node, &path, &args, src, out);
+    if method == "extra"
+        && (module.imports("django")
+            || args.keyword("where").is_some()
+            || args.keyword("select").is_some())
+    {
+        let dynamic = args.keywords.iter().any(|(_, v)| !literal_tree(*v));
+        if dynamic {
+            out.push(DJANGO_EXTRA.at(
+                node,
+                "QuerySet.extra with SQL built from values: use parameters",
+            ));
+        }
+    }
+    if matches!(
+        path.as_str(),
+        "open"
+            | "io.open"
+            | "flask.send_file"
+            | "flask.send_from_directory"
+            | "os.path.join"
+            | "pathlib.Path"
+    ) && args
+        .positional
+        .iter()
+        .any(|a| text(*a, src).contains("request."))
+    {
+        out.push(PATH.at(
+            node,
+            format!(
+                "{path} with a path from the request: ../ reaches files outside the intended folder"
+            ),
+        ));
+    }
+}
+
+/// Whether an expression is made of literals only.
+fn literal_tree(node: Node<'_>) -> bool {
+    crate::tree::descendants(node)
+        .all(|n| !matches!(n.kind(), "identifier" | "call" | "interpolation"))
+}
+
+fn truncate(text: &str) -> String {
+    text.chars().take(60).collect()
+}
+
+/// B607: a program named without its full path is found through `PATH`, which may be
+/// someone else's.
+fn partial_path(node: Node<'_>, args: &Arguments<'_>, src: &[u8], out: &mut Vec<Finding>) {
+    let Some(first) = args
+        .positional
+        .first()
+        .copied()
+        .or_else(|| args.keyword("args"))
+    else {
+        return;
+    };
+    let program = match first.kind() {
+        "list" | "tuple" => named_children(first)
+            .first()
+            .and_then(|p| string_literal(*p, src)),
+        _ => string_literal(first, src)
+            .map(|s| s.split_whitespace().next().unwrap_or_default().to_owned()),
+    };
+    if let Some(program) = program
+        && !program.is_empty()
+        && !program.starts_with(['/', '\\', '.'])
+        && program.chars().nth(1).is_none_or(|c| c != ':')
+    {
+        out.push(PARTIAL_PATH.at(
+            node,
+            format!("`{program}` is started by a partial path, resolved through PATH"),
+        ));
+    }
+}
+
+/// B609: `*` in a command for tools that read options from file names.
+fn wildcard(node: Node<'_>, args: &Arguments<'_>, src: &[u8], out: &mut Vec<Finding>) {
+    let Some(command) = args
+        .positional
+        .first()
+        .and_then(|c| string_literal(*c, src))
+    else {
+        return;
+    };
+    let tool = command.split_whitespace().next().unwrap_or_default();
+    let tool = tool.rsplit('/').next().unwrap_or(tool);
+    if command.contains('*') && matches!(tool, "chown" | "chmod" | "tar" | "rsync") {
+        out.push(WILDCARD.at(node, format!("`{tool}` with a wildcard: a file named like an option (--checkpoint-action=...) becomes one")));
+    }
+}
+
+/// B505: RSA and DSA keys under 2048 bits, EC curves under 224.
+fn weak_key(node: Node<'_>, path: &str, args: &Arguments<'_>, src: &[u8], out: &mut Vec<Finding>) {
+    let rsa = matches!(
+        path,
+        "cryptography.hazmat.primitives.asymmetric.rsa.generate_private_key"
+            | "cryptography.hazmat.primitives.asymmetric.dsa.generate_private_key"
+            | "Crypto.PublicKey.RSA.generate"
+            | "Crypto.PublicKey.DSA.generate"
+            | "Cryptodome.PublicKey.RSA.generate"
+            | "Cryptodome.PublicKey.DSA.generate"
+    );
+    if rsa {
+        let size = args
+            .keyword("key_size")
+            .or_else(|| args.keyword("bits"))
+            .or_else(|| {
+                let index = usize::from(path.starts_with("cryptography") && path.contains(".rsa."));
+                args.positional.get(index).copied()
+            })
+            .and_then(|s| text(s, src).parse::<u32>().ok());
+        if let Some(size) = size.filter(|s| *s < 2048) {
+            out.push(WEAK_KEY.at(
+                node,
+                format!("a {size}-bit key is too short: use 2048 bits or more"),
+            ));
+        }
+    }
+    if path.starts_with("cryptography.hazmat.primitives.asymmetric.ec.generate_private_key") {
+        let curve = args
+            .positional
+            .first()
+            .or_else(|| args.keywords.first().map(|(_, v)| v));
+        if let Some(curve) = curve {
+            let curve = text(*curve, src);
+            if curve.contains("SECP192R1") || curve.contains("SECT163") {
+                out.push(WEAK_KEY.at(
+                    node,
+                    "this elliptic curve is too small: use SECP256R1 or larger",
+                ));
+            }
+        }
+    }
+}
+
+/// The bits of a permission mode written as a literal or `stat.S_I*` flags or'ed together.
+fn permission_bits(node: Node<'_>, module: &Module<'_>) -> Option<u32> {
+    let src = module.src;
+    match node.kind() {
+        "integer" => {
+            let raw = text(node, src).replace('_', "").to_ascii_lowercase();
+            if let Some(octal) = raw.strip_prefix("0o") {
+                u32::from_str_radix(octal, 8).ok()
+            } else if let Some(hex) = raw.strip_prefix("0x") {
+                u32::from_str_radix(hex, 16).ok()
+            } else {
+                raw.parse().ok()
+            }
+        }
+        "binary_operator" => {
+            let left = permission_bits(node.child_by_field_name("left")?, module)?;
+            let right = permission_bits(node.child_by_field_name("right")?, module)?;
+            let operator = node.child_by_field_name("operator").map(|o| text(o, src));
+            match operator {
+                Some("|" | "+") => Some(left | right),
+                _ => None,
+            }
+        }
+        "attribute" | "identifier" => {
+            let path = module.names.qualify(node, src)?;
+            let name = path.strip_prefix("stat.")?;
+            Some(match name {
+                "S_IRWXU" => 0o700,
+                "S_IRUSR" => 0o400,
+                "S_IWUSR" => 0o200,
+                "S_IXUSR" => 0o100,
+                "S_IRWXG" => 0o070,
+                "S_IRGRP" => 0o040,
+                "S_IWGRP" => 0o020,
+                "S_IXGRP" => 0o010,
+                "S_IRWXO" => 0o007,
+                "S_IROTH" => 0o004,
+                "S_IWOTH" => 0o002,
+                "S_IXOTH" => 0o001,
+                _ => return None,
+            })
+        }
+        "parenthesized_expression" => {
+            permission_bits(named_children(node).into_iter().next()?, module)
+        }
+        _ => None,
+    }
+}
