@@ -50,7 +50,13 @@ pub fn analyze(source: &[u8], language: SourceLanguage) -> Vec<Finding> {
         SourceLanguage::Python => crate::python::rules(root, bytes),
         SourceLanguage::Go => crate::go::rules(root, bytes),
     };
-    findings.extend(trojan_source(&text));
+    findings.extend(trojan_source(
+        &text,
+        match language {
+            SourceLanguage::Python => "B613",
+            SourceLanguage::Go => "G116",
+        },
+    ));
     if let Some(error) = tree::first_error(root) {
         let what = match language {
             SourceLanguage::Python => "Python",
@@ -177,7 +183,7 @@ pub(crate) fn normalise_encoding(name: &str) -> &str {
 }
 
 /// Bidirectional control characters (CVE-2021-42574): text that reads one way and runs another.
-fn trojan_source(text: &str) -> Vec<Finding> {
+fn trojan_source(text: &str, rule: &'static str) -> Vec<Finding> {
     const BIDI: [char; 11] = [
         '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}',
         '\u{2068}', '\u{2069}', '\u{200E}', '\u{200F}',
@@ -186,7 +192,7 @@ fn trojan_source(text: &str) -> Vec<Finding> {
     for (index, line) in text.lines().enumerate() {
         if let Some((column, ch)) = line.char_indices().find(|(_, c)| BIDI.contains(c)) {
             findings.push(Finding {
-                rule: "B613",
+                rule,
                 kind: Kind::TrojanSource,
                 severity: Severity::High,
                 confidence: Confidence::Medium,
