@@ -111,7 +111,8 @@ impl Names {
                 crate::tree::line(child),
                 crate::tree::column(child),
             ));
-            if from.is_some() || local != path {
+            // `import a.b` binds `a` to itself; only aliases and from-imports rename.
+            if from.is_some() || child.kind() == "aliased_import" {
                 self.map.insert(local, full);
             }
         }

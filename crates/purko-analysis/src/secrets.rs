@@ -84,7 +84,7 @@ static SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
 static NOT_A_SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
     #[expect(clippy::expect_used, reason = "a constant pattern checked by the tests")]
     Regex::new(
-        r"(?i)(?:url|uri|file|path|dir|prompt|field|type|kind|name|label|length|len\b|size|min|max|count|header|param|policy|form|input|regex|pattern|format|prefix|suffix|endpoint|env|var|key_id|id$|_ids?\b|position|tokens?_(?:re|list|map|start|end)|tokeni[sz]|reset|hint|message|msg|error|expir|timeout|placeholder|template|description|help)",
+        r"(?i)(?:url|uri|file|path|dir|prompt|field|type|kind|name|label|length|len\b|size|min|max|count|header|param|policy|form|input|regex|pattern|format|prefix|suffix|endpoint|env|var|key_id|id$|_ids?\b|position|tokens?_(?:re|list|map|start|end)|tokeni[sz]|reset|hint|message|msg|error|expir|timeout|placeholder|template|description|help|state|status|mode|enabled|style|_chars?\b|separator|sep\b|delim)",
     )
     .expect("not-a-secret pattern compiles")
 });
@@ -110,11 +110,27 @@ pub(crate) fn secret_name(name: &str) -> bool {
     SECRET_NAME.is_match(name) && !NOT_A_SECRET_NAME.is_match(name)
 }
 
+static LEXER_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+    #[expect(clippy::expect_used, reason = "a constant pattern checked by the tests")]
+    Regex::new(r"(?i)^_?(?:last|prev|next|cur|curr|this|the|first|new)?_?tokens?$")
+        .expect("lexer token pattern compiles")
+});
+
+/// Whether `value` bound to `name` is a likely secret. A bare `token` is more often a lexer's
+/// token than a credential: there, only a random-looking value counts.
+pub(crate) fn secret_binding(name: &str, value: &str) -> bool {
+    secret_name(name)
+        && plausible_value(value)
+        && value_secret(value).is_none()
+        && (!LEXER_TOKEN.is_match(name) || high_entropy(value))
+}
+
 /// Whether a value bound to a secret name looks like one: not empty, not a prompt, template or
 /// reference to somewhere else.
 pub(crate) fn plausible_value(value: &str) -> bool {
     let trimmed = value.trim();
     !trimmed.is_empty()
+        && trimmed.chars().any(char::is_alphanumeric)
         && trimmed.len() < 1024
         && !trimmed.ends_with([':', '?', '='])
         && !trimmed.contains(": ")

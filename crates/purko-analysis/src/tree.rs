@@ -117,3 +117,32 @@ pub(crate) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor).collect()
 }
+
+/// Nesting deeper than this is refused before any rule runs: Python's own parser stops near
+/// 200 levels, real Go code stays far below, and bounded depth keeps every rule's recursion and
+/// ancestor walk short.
+pub(crate) const MAX_NESTING: usize = 2000;
+
+/// Whether the tree nests deeper than [`MAX_NESTING`]; the node where it first does.
+pub(crate) fn too_deep(root: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = root.walk();
+    let mut depth = 0usize;
+    loop {
+        if depth > MAX_NESTING {
+            return Some(cursor.node());
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
+}

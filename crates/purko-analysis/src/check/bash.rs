@@ -37,6 +37,17 @@ pub(super) fn check(code: &str, list: &CheckList, nesting: u32) -> Vec<Hit> {
         return vec![syntax_hit(1, "bash")];
     };
     let root = parsed.root_node();
+    if let Some(deep) = tree::too_deep(root) {
+        hits.push(Hit {
+            line: line(deep),
+            api: "nesting".to_owned(),
+            why: format!(
+                "the code nests deeper than {} levels, so it was not checked",
+                tree::MAX_NESTING
+            ),
+        });
+        return hits;
+    }
     if let Some(error) = tree::first_error(root) {
         hits.push(syntax_hit(line(error), "bash"));
     }

@@ -44,6 +44,17 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
         return hits;
     };
     let root = parsed.root_node();
+    if let Some(deep) = tree::too_deep(root) {
+        hits.push(Hit {
+            line: line(deep),
+            api: "nesting".to_owned(),
+            why: format!(
+                "the code nests deeper than {} levels, so it was not checked",
+                tree::MAX_NESTING
+            ),
+        });
+        return hits;
+    }
     if let Some(error) = tree::first_error(root) {
         hits.push(syntax_hit(line(error), "Python"));
     }
@@ -152,16 +163,18 @@ fn is_reference(node: Node<'_>) -> bool {
             let Some(parent) = node.parent() else {
                 return true;
             };
-            let field = field_in_parent(node, parent);
+            // Only parents with a handful of children are asked for the field, so a list of
+            // a million names stays linear.
+            let field = || field_in_parent(node, parent);
             let excluded = match parent.kind() {
                 "aliased_import" | "dotted_name" | "parameters" | "lambda_parameters" => true,
                 "keyword_argument"
                 | "function_definition"
                 | "class_definition"
                 | "default_parameter"
-                | "typed_default_parameter" => field == Some("name"),
-                "attribute" => field == Some("attribute"),
-                "typed_parameter" => field.is_none() || field == Some("name"),
+                | "typed_default_parameter" => field() == Some("name"),
+                "attribute" => field() == Some("attribute"),
+                "typed_parameter" => matches!(field(), None | Some("name")),
                 _ => false,
             };
             !excluded

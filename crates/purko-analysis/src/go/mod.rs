@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use tree_sitter::Node;
 
 use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
-use crate::secrets::{high_entropy, plausible_value, secret_name, value_secret};
+use crate::secrets::{high_entropy, secret_binding, value_secret};
 use crate::tree::{descendants, named_children, text};
 
 /// One Go file: its imports by local name, and the constants it declares.
@@ -225,13 +225,10 @@ fn import(node: Node<'_>, file: &mut File<'_>, out: &mut Vec<Finding>) {
 }
 
 fn secret(name: &str, value: Node<'_>, src: &[u8], out: &mut Vec<Finding>) {
-    if !secret_name(name) {
-        return;
-    }
     let Some(literal) = string_value(value, src) else {
         return;
     };
-    if plausible_value(&literal) && value_secret(&literal).is_none() {
+    if secret_binding(name, &literal) {
         let rule = if high_entropy(&literal) {
             SECRET_NAME.with_confidence(C::High)
         } else {

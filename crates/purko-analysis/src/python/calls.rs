@@ -333,7 +333,6 @@ const BY_NAME: &[(&[&str], Rule, &str)] = &[
     (
         &[
             "ssl._create_unverified_context",
-            "ssl._create_stdlib_context",
         ],
         Rule::new("B323", K::InsecureTls, S::High, C::High, 295),
         "this SSL context does not verify certificates",
@@ -430,8 +429,14 @@ pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
     };
     let args = Arguments::of(node, src);
 
+    let not_for_security = args
+        .keyword("usedforsecurity")
+        .is_some_and(|u| u.kind() == "false");
     for (patterns, rule, why) in BY_NAME {
         if patterns.iter().any(|p| matches(p, &path)) {
+            if rule.kind == K::WeakHash && not_for_security {
+                break;
+            }
             out.push(rule.at(node, format!("{path}: {why}")));
             if rule.kind == K::ShellInjection {
                 wildcard(node, &args, src, out);
@@ -555,10 +560,8 @@ pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
         ));
     }
     for (name, value) in &args.keywords {
-        if crate::secrets::secret_name(name)
-            && let Some(literal) = string_literal(*value, src)
-            && crate::secrets::plausible_value(&literal)
-            && crate::secrets::value_secret(&literal).is_none()
+        if let Some(literal) = string_literal(*value, src)
+            && crate::secrets::secret_binding(name, &literal)
         {
             out.push(super::literals::secret_rule(SECRET_ARG, &literal).at(
                 *value,

@@ -10,7 +10,7 @@ use tree_sitter::Node;
 use super::Module;
 use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
 use crate::pynames::string_literal;
-use crate::secrets::{high_entropy, plausible_value, secret_name, value_secret};
+use crate::secrets::{high_entropy, value_secret};
 use crate::tree::{named_children, text};
 
 const BIND_ALL: Rule = Rule::new("B104", K::Network, S::Medium, C::Medium, 605);
@@ -152,14 +152,11 @@ fn target_name<'a>(node: Node<'_>, src: &'a [u8]) -> Option<std::borrow::Cow<'a,
     }
 }
 
-fn secret_binding(rule: Rule, name: &str, value: Node<'_>, src: &[u8], out: &mut Vec<Finding>) {
-    if !secret_name(name) {
-        return;
-    }
+fn bound_secret(rule: Rule, name: &str, value: Node<'_>, src: &[u8], out: &mut Vec<Finding>) {
     let Some(literal) = string_literal(value, src) else {
         return;
     };
-    if plausible_value(&literal) && value_secret(&literal).is_none() {
+    if crate::secrets::secret_binding(name, &literal) {
         out.push(
             secret_rule(rule, &literal).at(value, format!("possible hardcoded secret in `{name}`")),
         );
@@ -177,7 +174,7 @@ pub(super) fn assignment(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Find
     let Some(name) = target_name(left, src) else {
         return;
     };
-    secret_binding(SECRET_STRING, &name, right, src, out);
+    bound_secret(SECRET_STRING, &name, right, src, out);
     if name == "check_hostname" && right.kind() == "false" {
         out.push(NO_HOSTNAME.at(
             node,
@@ -202,7 +199,7 @@ pub(super) fn default_parameter(node: Node<'_>, module: &Module<'_>, out: &mut V
         return;
     };
     let name = text(name, module.src);
-    secret_binding(SECRET_DEFAULT, name, value, module.src, out);
+    bound_secret(SECRET_DEFAULT, name, value, module.src, out);
 }
 
 pub(super) fn comparison(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) {
@@ -215,7 +212,7 @@ pub(super) fn comparison(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Find
         return;
     }
     if let Some(name) = target_name(children[0], module.src) {
-        secret_binding(SECRET_STRING, &name, children[1], module.src, out);
+        bound_secret(SECRET_STRING, &name, children[1], module.src, out);
     }
 }
 
@@ -227,7 +224,7 @@ pub(super) fn pair(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
         return;
     };
     if let Some(name) = string_literal(key, module.src) {
-        secret_binding(SECRET_STRING, &name, value, module.src, out);
+        bound_secret(SECRET_STRING, &name, value, module.src, out);
     }
 }
 

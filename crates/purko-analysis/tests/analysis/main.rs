@@ -7,5 +7,8 @@
     reason = "a broken fixture should fail the test loudly"
 )]
 
+mod analyze;
 mod check_bash;
 mod check_python;
+mod corpus;
+mod never_panics;
