@@ -111,7 +111,10 @@ pub(crate) fn secret_name(name: &str) -> bool {
 }
 
 static LEXER_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    #[expect(clippy::expect_used, reason = "a constant pattern checked by the tests")]
+    #[expect(
+        clippy::expect_used,
+        reason = "a constant pattern checked by the tests"
+    )]
     Regex::new(r"(?i)^_?(?:last|prev|next|cur|curr|this|the|first|new)?_?tokens?$")
         .expect("lexer token pattern compiles")
 });

@@ -108,8 +108,7 @@ fn decode(source: &[u8], language: SourceLanguage) -> Result<Cow<'_, str>, Findi
         return Err(input_finding(
             1,
             format!(
-                "the file is {} bytes, over the analyzer's limit of {MAX_SOURCE_BYTES}; it was not analyzed",
-                source.len()
+                "the file is larger than the analyzer's limit of {MAX_SOURCE_BYTES} bytes; it was not analyzed"
             ),
         ));
     }

@@ -331,9 +331,7 @@ const BY_NAME: &[(&[&str], Rule, &str)] = &[
         "lxml resolves entities by default: use defusedxml.lxml for untrusted XML",
     ),
     (
-        &[
-            "ssl._create_unverified_context",
-        ],
+        &["ssl._create_unverified_context"],
         Rule::new("B323", K::InsecureTls, S::High, C::High, 295),
         "this SSL context does not verify certificates",
     ),

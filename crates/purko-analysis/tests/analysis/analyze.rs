@@ -1,5 +1,7 @@
 use pretty_assertions::assert_eq;
-use purko_analysis::{Confidence, Finding, Kind, MAX_SOURCE_BYTES, Severity, SourceLanguage, analyze};
+use purko_analysis::{
+    Confidence, Finding, Kind, MAX_SOURCE_BYTES, Severity, SourceLanguage, analyze,
+};
 
 fn python(code: &str) -> Vec<Finding> {
     analyze(code.as_bytes(), SourceLanguage::Python)
@@ -48,7 +50,10 @@ fn severities_follow_the_issue() {
     }
     assert_eq!(python("assert x\n")[0].severity, Severity::Low);
     let bare = python("try:\n    f()\nexcept:\n    raise\n");
-    assert_eq!((bare[0].kind, bare[0].severity), (Kind::BareExcept, Severity::Low));
+    assert_eq!(
+        (bare[0].kind, bare[0].severity),
+        (Kind::BareExcept, Severity::Low)
+    );
 }
 
 #[test]
@@ -75,12 +80,21 @@ fn go_import_names_are_resolved() {
 #[test]
 fn secrets_are_found_by_shape_with_entropy_raising_confidence() {
     let by_shape = python("x = 'AKIAIOSFODNN7EXAMPLE'\n");
-    assert_eq!((by_shape[0].rule, by_shape[0].confidence), ("PK101", Confidence::High));
+    assert_eq!(
+        (by_shape[0].rule, by_shape[0].confidence),
+        ("PK101", Confidence::High)
+    );
     let by_name = python("password = 'tulips'\n");
-    assert_eq!((by_name[0].rule, by_name[0].confidence), ("B105", Confidence::Medium));
+    assert_eq!(
+        (by_name[0].rule, by_name[0].confidence),
+        ("B105", Confidence::Medium)
+    );
     let random = python("password = 'q8Zr2mT1x9KbW4pLs7Vd'\n");
     assert_eq!(random[0].confidence, Confidence::High);
-    assert_eq!(python("password = ''\nprompt = 'Password: '\ntoken = '('\n"), []);
+    assert_eq!(
+        python("password = ''\nprompt = 'Password: '\ntoken = '('\n"),
+        []
+    );
 }
 
 #[test]
@@ -91,15 +105,25 @@ fn nosec_comments_do_not_hide_findings() {
 #[test]
 fn a_pep_263_latin_1_file_is_decoded() {
     let source = b"# -*- coding: latin-1 -*-\ns = '\xe9t\xe9'\neval(s)\n";
-    assert_eq!(rules(&analyze(source, SourceLanguage::Python)), [(3, "B307")]);
+    assert_eq!(
+        rules(&analyze(source, SourceLanguage::Python)),
+        [(3, "B307")]
+    );
 }
 
 #[test]
 fn invalid_utf8_without_a_coding_line_is_reported() {
     let findings = analyze(b"s = '\xe9t\xe9'\n", SourceLanguage::Python);
     assert_eq!(findings.len(), 1);
-    assert_eq!((findings[0].rule, findings[0].kind), ("PK002", Kind::UnsupportedInput));
-    assert!(findings[0].message.contains("PEP 263"), "{}", findings[0].message);
+    assert_eq!(
+        (findings[0].rule, findings[0].kind),
+        ("PK002", Kind::UnsupportedInput)
+    );
+    assert!(
+        findings[0].message.contains("PEP 263"),
+        "{}",
+        findings[0].message
+    );
     let go_findings = analyze(b"package p\n// \xff\n", SourceLanguage::Go);
     assert_eq!((go_findings[0].rule, go_findings[0].line), ("PK002", 2));
 }
@@ -118,7 +142,11 @@ fn huge_input_is_reported_not_parsed() {
     let findings = python(&huge);
     assert_eq!(findings.len(), 1);
     assert_eq!(findings[0].kind, Kind::UnsupportedInput);
-    assert!(findings[0].message.contains("over the analyzer's limit"));
+    assert!(
+        findings[0]
+            .message
+            .contains("larger than the analyzer's limit")
+    );
 }
 
 #[test]
@@ -134,7 +162,10 @@ fn invalid_syntax_gives_a_parse_finding_and_the_rest() {
     let findings = python("eval(x)\ndef f(:\n    pass\n");
     let found: Vec<_> = findings.iter().map(|f| (f.line, f.kind)).collect();
     assert!(found.contains(&(1, Kind::Eval)), "{found:?}");
-    assert!(found.iter().any(|(_, k)| *k == Kind::ParseError), "{found:?}");
+    assert!(
+        found.iter().any(|(_, k)| *k == Kind::ParseError),
+        "{found:?}"
+    );
     let go_findings = go("package p\nfunc f( {\n");
     assert!(go_findings.iter().any(|f| f.kind == Kind::ParseError));
 }
@@ -145,16 +176,30 @@ fn deep_nesting_is_reported_not_recursed_into() {
     let findings = python(&deep);
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert!(findings[0].message.contains("nests deeper"), "{findings:?}");
-    let deep_go = format!("package p\nvar x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
+    let deep_go = format!(
+        "package p\nvar x = {}1{}\n",
+        "(".repeat(50_000),
+        ")".repeat(50_000)
+    );
     assert_eq!(go(&deep_go)[0].kind, Kind::UnsupportedInput);
-    let check = purko_analysis::check(&deep, purko_analysis::CodeLanguage::Python, &purko_analysis::CheckList::default());
+    let check = purko_analysis::check(
+        &deep,
+        purko_analysis::CodeLanguage::Python,
+        &purko_analysis::CheckList::default(),
+    );
     assert_eq!(check.hits[0].api, "nesting");
 }
 
 #[test]
 fn source_language_follows_the_extension() {
     use std::path::Path;
-    assert_eq!(SourceLanguage::from_path(Path::new("a/b.py")), Some(SourceLanguage::Python));
-    assert_eq!(SourceLanguage::from_path(Path::new("main.go")), Some(SourceLanguage::Go));
+    assert_eq!(
+        SourceLanguage::from_path(Path::new("a/b.py")),
+        Some(SourceLanguage::Python)
+    );
+    assert_eq!(
+        SourceLanguage::from_path(Path::new("main.go")),
+        Some(SourceLanguage::Go)
+    );
     assert_eq!(SourceLanguage::from_path(Path::new("README")), None);
 }

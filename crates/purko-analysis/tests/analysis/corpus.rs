@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use purko_analysis::{SourceLanguage, analyze};
 
 fn corpus(folder: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus").join(folder);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(folder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -22,7 +24,9 @@ fn expectations(source: &[u8]) -> Vec<(u32, String)> {
     let text = String::from_utf8_lossy(source);
     let mut expected = Vec::new();
     for (index, line) in text.lines().enumerate() {
-        let Some(at) = line.find("expect: ") else { continue };
+        let Some(at) = line.find("expect: ") else {
+            continue;
+        };
         let before = &line[..at];
         if !(before.trim_end().ends_with('#') || before.trim_end().ends_with("//")) {
             continue;
@@ -45,7 +49,11 @@ fn must_catch_recall_is_at_least_ninety_percent() {
         let source = std::fs::read(&path).unwrap();
         let findings = analyze(&source, language);
         let expected = expectations(&source);
-        assert!(!expected.is_empty(), "{} declares no expectation", path.display());
+        assert!(
+            !expected.is_empty(),
+            "{} declares no expectation",
+            path.display()
+        );
         for (line, rule) in expected {
             expected_total += 1;
             let slot = &mut per_language[usize::from(language == SourceLanguage::Go)];
@@ -70,13 +78,20 @@ fn must_catch_recall_is_at_least_ninety_percent() {
     for miss in &missed {
         println!("missed: {miss}");
     }
-    assert!(recall >= 0.90, "recall {recall:.3} < 0.90; missed: {missed:#?}");
+    assert!(
+        recall >= 0.90,
+        "recall {recall:.3} < 0.90; missed: {missed:#?}"
+    );
 }
 
 #[test]
 fn clean_files_have_no_finding() {
     let files = corpus("clean");
-    assert!(files.len() >= 10, "the clean corpus has {} files", files.len());
+    assert!(
+        files.len() >= 10,
+        "the clean corpus has {} files",
+        files.len()
+    );
     let mut dirty = Vec::new();
     for path in files {
         let language = SourceLanguage::from_path(&path).unwrap();
@@ -91,5 +106,9 @@ fn clean_files_have_no_finding() {
             ));
         }
     }
-    assert!(dirty.is_empty(), "findings in clean files:\n{}", dirty.join("\n"));
+    assert!(
+        dirty.is_empty(),
+        "findings in clean files:\n{}",
+        dirty.join("\n")
+    );
 }
