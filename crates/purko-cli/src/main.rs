@@ -1,6 +1,7 @@
 //! `purko`: the guarded tool layer's command line: drafting tool kinds, checking calls,
 //! serving the API, and answering approvals.
 
+mod analyze;
 mod client;
 mod gateway;
 mod judge;
@@ -65,6 +66,14 @@ enum Command {
     Call(CallArgs),
     /// Explain a decision by its id, from a running server's store.
     Explain(ExplainArgs),
+    /// Analyze Python and Go source for security weaknesses (the `static-analysis` tool), or
+    /// with `--check` give the sandbox's pre-execution verdict on python and bash.
+    ///
+    /// Prints one JSON line per finding, with `file` as given: rule (Bandit's B…, gosec's G…,
+    /// Purko's PK…), kind, severity, confidence, line, column, message, cwe. With `--check`,
+    /// one line per file: {"file", "verdict": "allow"|"reject", "hits": [{"line", "api",
+    /// "why"}]}. Exits 0 whatever is found, 1 when a file cannot be read, 2 on a usage error.
+    Analyze(analyze::AnalyzeArgs),
     /// List, show, approve or reject the calls waiting for a person.
     Approvals {
         #[command(subcommand)]
@@ -309,6 +318,7 @@ fn main() -> ExitCode {
         Command::Call(args) => client::call(&args),
         Command::Explain(args) => client::explain(&args),
         Command::Approvals { command } => client::approvals(command),
+        Command::Analyze(args) => analyze::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -341,6 +351,7 @@ fn usage_error(error: &clap::Error) -> ExitCode {
         Some("call") => "purko call --help",
         Some("explain") => "purko explain --help",
         Some("approvals") => "purko approvals --help",
+        Some("analyze") => "purko analyze --help",
         _ => "purko --help",
     };
     let mut err = std::io::stderr().lock();
