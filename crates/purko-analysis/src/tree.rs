@@ -146,3 +146,59 @@ pub(crate) fn too_deep(root: Node<'_>) -> Option<Node<'_>> {
         }
     }
 }
+
+/// Where a visited node sits: its ancestors, root first, and the field it fills in its parent.
+/// Tree-sitter's `Node::parent` searches down from the root on every call; the walk keeps the
+/// ancestors instead, so asking costs nothing.
+pub(crate) struct Place<'a, 'tree> {
+    pub ancestors: &'a [Node<'tree>],
+    pub field: Option<&'a str>,
+}
+
+impl<'tree> Place<'_, 'tree> {
+    pub(crate) fn parent(&self) -> Option<Node<'tree>> {
+        self.ancestors.last().copied()
+    }
+
+    pub(crate) fn grandparent(&self) -> Option<Node<'tree>> {
+        self.ancestors
+            .len()
+            .checked_sub(2)
+            .map(|i| self.ancestors[i])
+    }
+}
+
+/// Visits every node under `root` in document order, with its place.
+pub(crate) fn walk<'tree>(
+    root: Node<'tree>,
+    mut visit: impl FnMut(Node<'tree>, &Place<'_, 'tree>),
+) {
+    let mut cursor = root.walk();
+    let mut stack: Vec<Node<'tree>> = Vec::new();
+    loop {
+        let node = cursor.node();
+        visit(
+            node,
+            &Place {
+                ancestors: &stack,
+                field: cursor.field_name(),
+            },
+        );
+        if cursor.goto_first_child() {
+            stack.push(node);
+            continue;
+        }
+        loop {
+            if stack.is_empty() {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            stack.pop();
+        }
+    }
+}

@@ -6,7 +6,7 @@
 use tree_sitter::Node;
 
 use super::{CheckList, Hit, syntax_hit};
-use crate::tree::{self, Grammar, descendants, line, named_children, text};
+use crate::tree::{self, Grammar, line, named_children, text, walk};
 
 const SHELLS: &[&str] = &[
     "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh",
@@ -52,11 +52,11 @@ pub(super) fn check(code: &str, list: &CheckList, nesting: u32) -> Vec<Hit> {
         hits.push(syntax_hit(line(error), "bash"));
     }
     network_paths(code, list, &mut hits);
-    for node in descendants(root) {
+    walk(root, |node, place| {
         if node.kind() == "command" {
-            command(node, src, list, nesting, &mut hits);
+            command(node, place.ancestors, src, list, nesting, &mut hits);
         }
-    }
+    });
     hits
 }
 
@@ -149,7 +149,14 @@ fn family(name: &str) -> &str {
     name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
 }
 
-fn command(node: Node<'_>, src: &[u8], list: &CheckList, nesting: u32, hits: &mut Vec<Hit>) {
+fn command(
+    node: Node<'_>,
+    ancestors: &[Node<'_>],
+    src: &[u8],
+    list: &CheckList,
+    nesting: u32,
+    hits: &mut Vec<Hit>,
+) {
     let at = line(node);
     let Some(name_node) = node.child_by_field_name("name") else {
         return;
@@ -233,14 +240,14 @@ fn command(node: Node<'_>, src: &[u8], list: &CheckList, nesting: u32, hits: &mu
         }
         let family = family(name);
         if SHELLS.contains(&family) {
-            shell(node, rest, src, list, nesting, at, hits);
+            shell(node, ancestors, rest, list, nesting, at, hits);
         } else if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| *n == family) {
             let inline = rest.iter().flatten().find(|w| {
                 flags.contains(&w.as_str()) || (family == "awk" && w.contains("system("))
             });
             if let Some(flag) = inline {
                 hits.extend(hit(list, "inline-code", at, &format!("`{name} {flag}`")));
-            } else if reads_stdin(node, rest) {
+            } else if reads_stdin(node, ancestors, rest) {
                 hits.extend(hit(list, "pipe-to-interpreter", at, &format!("`{name}`")));
             }
         }
@@ -250,8 +257,8 @@ fn command(node: Node<'_>, src: &[u8], list: &CheckList, nesting: u32, hits: &mu
 
 fn shell(
     node: Node<'_>,
+    ancestors: &[Node<'_>],
     rest: &[Option<String>],
-    src: &[u8],
     list: &CheckList,
     nesting: u32,
     at: u32,
@@ -277,8 +284,7 @@ fn shell(
                 "a shell's `-c` script is built at run time",
             )),
         }
-        let _ = src;
-    } else if reads_stdin(node, rest) {
+    } else if reads_stdin(node, ancestors, rest) {
         hits.extend(hit(
             list,
             "pipe-to-interpreter",
@@ -290,7 +296,7 @@ fn shell(
 
 /// An interpreter with no script argument reads its program from standard input: from a pipe,
 /// a here-document, a here-string, or a redirection.
-fn reads_stdin(node: Node<'_>, rest: &[Option<String>]) -> bool {
+fn reads_stdin(node: Node<'_>, ancestors: &[Node<'_>], rest: &[Option<String>]) -> bool {
     let script = rest.iter().any(|w| match w.as_deref() {
         Some("-" | "-s" | "/dev/stdin") | None => false,
         Some(w) => !w.starts_with('-'),
@@ -302,7 +308,7 @@ fn reads_stdin(node: Node<'_>, rest: &[Option<String>]) -> bool {
         return true;
     }
     let mut child = node;
-    while let Some(parent) = child.parent() {
+    for &parent in ancestors.iter().rev() {
         match parent.kind() {
             "pipeline" => return parent.named_child(0).map(|n| n.id()) != Some(child.id()),
             "redirected_statement" => {

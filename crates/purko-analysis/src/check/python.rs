@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use super::{CheckList, Hit, syntax_hit};
 use crate::pynames::Names;
 use crate::source::{coding_declaration, normalise_encoding};
-use crate::tree::{self, Grammar, descendants, line, text};
+use crate::tree::{self, Grammar, Place, line, text, walk};
 
 /// Attributes that lead from any object to code or builtins (`().__class__.__base__
 /// .__subclasses__()`): refused wherever they appear.
@@ -85,9 +85,9 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
             });
         }
     }
-    for node in descendants(root) {
-        if !is_reference(node) {
-            continue;
+    walk(root, |node, place| {
+        if !is_reference(node, place) {
+            return;
         }
         if node.kind() == "attribute"
             && let Some(attribute) = node.child_by_field_name("attribute")
@@ -105,16 +105,16 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
                 }
             }
         }
-        if !is_outermost(node) {
-            continue;
+        if !is_outermost(place) {
+            return;
         }
         let Some(path) = names.qualify(node, src) else {
-            continue;
+            return;
         };
         if let Some(hit) = judge(&path, node, src, list) {
             hits.push(hit);
         }
-    }
+    });
     hits
 }
 
@@ -156,25 +156,22 @@ fn judge(path: &str, node: Node<'_>, src: &[u8], list: &CheckList) -> Option<Hit
 
 /// Expression nodes that can name something: identifiers outside definitions, attribute
 /// chains, calls and subscripts.
-fn is_reference(node: Node<'_>) -> bool {
+fn is_reference(node: Node<'_>, place: &Place<'_, '_>) -> bool {
     match node.kind() {
         "attribute" | "call" | "subscript" => true,
         "identifier" => {
-            let Some(parent) = node.parent() else {
+            let Some(parent) = place.parent() else {
                 return true;
             };
-            // Only parents with a handful of children are asked for the field, so a list of
-            // a million names stays linear.
-            let field = || field_in_parent(node, parent);
             let excluded = match parent.kind() {
                 "aliased_import" | "dotted_name" | "parameters" | "lambda_parameters" => true,
                 "keyword_argument"
                 | "function_definition"
                 | "class_definition"
                 | "default_parameter"
-                | "typed_default_parameter" => field() == Some("name"),
-                "attribute" => field() == Some("attribute"),
-                "typed_parameter" => matches!(field(), None | Some("name")),
+                | "typed_default_parameter" => place.field == Some("name"),
+                "attribute" => place.field == Some("attribute"),
+                "typed_parameter" => matches!(place.field, None | Some("name")),
                 _ => false,
             };
             !excluded
@@ -184,26 +181,6 @@ fn is_reference(node: Node<'_>) -> bool {
 }
 
 /// Only the longest chain is resolved: in `os.system`, not `os` on its own.
-fn is_outermost(node: Node<'_>) -> bool {
-    let Some(parent) = node.parent() else {
-        return true;
-    };
-    !(parent.kind() == "attribute" && field_in_parent(node, parent) == Some("object"))
-}
-
-fn field_in_parent<'t>(node: Node<'t>, parent: Node<'t>) -> Option<&'t str> {
-    let mut cursor = parent.walk();
-    let mut index = 0u32;
-    if cursor.goto_first_child() {
-        loop {
-            if cursor.node().id() == node.id() {
-                return parent.field_name_for_child(index);
-            }
-            index += 1;
-            if !cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
-    None
+fn is_outermost(place: &Place<'_, '_>) -> bool {
+    !(place.parent().is_some_and(|p| p.kind() == "attribute") && place.field == Some("object"))
 }

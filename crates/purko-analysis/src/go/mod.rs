@@ -8,7 +8,7 @@ use tree_sitter::Node;
 
 use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
 use crate::secrets::{high_entropy, secret_binding, value_secret};
-use crate::tree::{descendants, named_children, text};
+use crate::tree::{Place, descendants, named_children, text, walk};
 
 /// One Go file: its imports by local name, and the constants it declares.
 pub(crate) struct File<'a> {
@@ -145,61 +145,56 @@ pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
             _ => {}
         }
     }
-    for node in descendants(root) {
-        match node.kind() {
-            "call_expression" => calls::call(node, &file, &mut out),
-            "interpreted_string_literal" | "raw_string_literal" => {
-                if let Some(value) = string_value(node, src)
-                    && let Some(what) = value_secret(&value)
-                {
-                    out.push(SECRET_VALUE.at(node, format!("{what} is written in the source")));
-                }
+    walk(root, |node, place| match node.kind() {
+        "call_expression" => calls::call(node, &file, &mut out),
+        "interpreted_string_literal" | "raw_string_literal" => {
+            if let Some(value) = string_value(node, src)
+                && let Some(what) = value_secret(&value)
+            {
+                out.push(SECRET_VALUE.at(node, format!("{what} is written in the source")));
             }
-            "const_spec" | "var_spec" => {
-                let mut cursor = node.walk();
-                let names: Vec<Node<'_>> =
-                    node.children_by_field_name("name", &mut cursor).collect();
-                let values = node
-                    .child_by_field_name("value")
-                    .map(named_children)
-                    .unwrap_or_default();
-                for (name, value) in names.iter().zip(values) {
-                    secret(text(*name, src), value, src, &mut out);
-                }
+        }
+        "const_spec" | "var_spec" => {
+            let mut cursor = node.walk();
+            let names: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
+            let values = node
+                .child_by_field_name("value")
+                .map(named_children)
+                .unwrap_or_default();
+            for (name, value) in names.iter().zip(values) {
+                secret(text(*name, src), value, src, &mut out);
             }
-            "short_var_declaration" | "assignment_statement" => {
-                let left = node
-                    .child_by_field_name("left")
-                    .map(named_children)
-                    .unwrap_or_default();
-                let right = node
-                    .child_by_field_name("right")
-                    .map(named_children)
-                    .unwrap_or_default();
-                for (target, value) in left.iter().zip(right) {
-                    let name = match target.kind() {
-                        "selector_expression" => {
-                            target.child_by_field_name("field").map(|f| text(f, src))
-                        }
-                        "identifier" => Some(text(*target, src)),
-                        _ => None,
-                    };
-                    if let Some(name) = name {
-                        secret(name, value, src, &mut out);
-                        if name == "InsecureSkipVerify" && value.kind() == "true" {
-                            out.push(
-                                TLS.at(node, "InsecureSkipVerify = true accepts any certificate"),
-                            );
-                        }
+        }
+        "short_var_declaration" | "assignment_statement" => {
+            let left = node
+                .child_by_field_name("left")
+                .map(named_children)
+                .unwrap_or_default();
+            let right = node
+                .child_by_field_name("right")
+                .map(named_children)
+                .unwrap_or_default();
+            for (target, value) in left.iter().zip(right) {
+                let name = match target.kind() {
+                    "selector_expression" => {
+                        target.child_by_field_name("field").map(|f| text(f, src))
+                    }
+                    "identifier" => Some(text(*target, src)),
+                    _ => None,
+                };
+                if let Some(name) = name {
+                    secret(name, value, src, &mut out);
+                    if name == "InsecureSkipVerify" && value.kind() == "true" {
+                        out.push(TLS.at(node, "InsecureSkipVerify = true accepts any certificate"));
                     }
                 }
             }
-            "keyed_element" => keyed(node, &file, &mut out),
-            "binary_expression" => binary(node, &file, &mut out),
-            "composite_literal" => composite(node, &file, &mut out),
-            _ => {}
         }
-    }
+        "keyed_element" => keyed(node, &file, &mut out),
+        "binary_expression" => binary(node, place, &file, &mut out),
+        "composite_literal" => composite(node, &file, &mut out),
+        _ => {}
+    });
     out
 }
 
@@ -250,7 +245,7 @@ fn keyed(node: Node<'_>, file: &File<'_>, out: &mut Vec<Finding>) {
     secret(&key_text, value, src, out);
 }
 
-fn binary(node: Node<'_>, file: &File<'_>, out: &mut Vec<Finding>) {
+fn binary(node: Node<'_>, place: &Place<'_, '_>, file: &File<'_>, out: &mut Vec<Finding>) {
     let src = file.src;
     let operator = node.child_by_field_name("operator").map(|o| text(o, src));
     let (Some(left), Some(right)) = (
@@ -264,7 +259,7 @@ fn binary(node: Node<'_>, file: &File<'_>, out: &mut Vec<Finding>) {
             secret(text(left, src), right, src, out);
         }
         Some("+") => {
-            if node
+            if place
                 .parent()
                 .is_some_and(|p| p.kind() == "binary_expression")
             {

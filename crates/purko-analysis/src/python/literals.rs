@@ -11,7 +11,7 @@ use super::Module;
 use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
 use crate::pynames::string_literal;
 use crate::secrets::{high_entropy, value_secret};
-use crate::tree::{named_children, text};
+use crate::tree::{Place, named_children, text};
 
 const BIND_ALL: Rule = Rule::new("B104", K::Network, S::Medium, C::Medium, 605);
 const TMP: Rule = Rule::new("B108", K::Tempfile, S::Medium, C::Medium, 377);
@@ -52,9 +52,14 @@ pub(super) fn secret_rule(rule: Rule, value: &str) -> Rule {
     }
 }
 
-pub(super) fn string(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) {
+pub(super) fn string(
+    node: Node<'_>,
+    place: &Place<'_, '_>,
+    module: &Module<'_>,
+    out: &mut Vec<Finding>,
+) {
     let src = module.src;
-    let parent = node.parent();
+    let parent = place.parent();
     if node.kind() == "string" && parent.is_some_and(|p| p.kind() == "concatenated_string") {
         return;
     }
@@ -90,7 +95,7 @@ pub(super) fn string(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>
         p.kind() == "attribute"
             && p.child_by_field_name("attribute")
                 .is_some_and(|a| text(a, src) == "format")
-            && p.parent().is_some_and(|g| g.kind() == "call")
+            && place.grandparent().is_some_and(|g| g.kind() == "call")
     });
     if (interpolated || formatted) && SQL_TEXT.is_match(&sql_text(node, src)) {
         out.push(SQL.at(
@@ -108,14 +113,22 @@ fn sql_text(node: Node<'_>, src: &[u8]) -> String {
 }
 
 /// `"SELECT ... " % values` and `"SELECT ... " + value`.
-pub(super) fn sql_built(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) {
+pub(super) fn sql_built(
+    node: Node<'_>,
+    place: &Place<'_, '_>,
+    module: &Module<'_>,
+    out: &mut Vec<Finding>,
+) {
     let src = module.src;
     let operator = node.child_by_field_name("operator").map(|o| text(o, src));
     if !matches!(operator, Some("%" | "+")) {
         return;
     }
     // Only the outermost `+` of a chain reports.
-    if node.parent().is_some_and(|p| p.kind() == "binary_operator") {
+    if place
+        .parent()
+        .is_some_and(|p| p.kind() == "binary_operator")
+    {
         return;
     }
     let mut leftmost = node;
@@ -229,7 +242,12 @@ pub(super) fn pair(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
 }
 
 /// B502/B503: a broken TLS protocol version named anywhere.
-pub(super) fn reference(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) {
+pub(super) fn reference(
+    node: Node<'_>,
+    place: &Place<'_, '_>,
+    module: &Module<'_>,
+    out: &mut Vec<Finding>,
+) {
     let name = match node.kind() {
         "attribute" => node.child_by_field_name("attribute"),
         _ => Some(node),
@@ -240,7 +258,7 @@ pub(super) fn reference(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Findi
         return;
     }
     if node.kind() == "identifier"
-        && node
+        && place
             .parent()
             .is_some_and(|p| p.kind() == "attribute" || p.kind().contains("import"))
     {

@@ -10,7 +10,7 @@ use tree_sitter::Node;
 
 use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
 use crate::pynames::Names;
-use crate::tree::{descendants, named_children, text};
+use crate::tree::{named_children, text, walk};
 
 /// What the rules share about one module.
 pub(crate) struct Module<'a> {
@@ -36,26 +36,24 @@ pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
     let module = Module { names, src, roots };
     let mut out = Vec::new();
     imports(root, &module, &mut out);
-    for node in descendants(root) {
-        match node.kind() {
-            "call" => calls::call(node, &module, &mut out),
-            "assert_statement" => out.push(ASSERT.at(
-                node,
-                "assert is removed when Python runs with -O: do not use it to enforce a check",
-            )),
-            "except_clause" => except(node, src, &mut out),
-            "string" | "concatenated_string" => literals::string(node, &module, &mut out),
-            "binary_operator" => literals::sql_built(node, &module, &mut out),
-            "assignment" => literals::assignment(node, &module, &mut out),
-            "default_parameter" | "typed_default_parameter" => {
-                literals::default_parameter(node, &module, &mut out);
-            }
-            "comparison_operator" => literals::comparison(node, &module, &mut out),
-            "pair" => literals::pair(node, &module, &mut out),
-            "attribute" | "identifier" => literals::reference(node, &module, &mut out),
-            _ => {}
+    walk(root, |node, place| match node.kind() {
+        "call" => calls::call(node, &module, &mut out),
+        "assert_statement" => out.push(ASSERT.at(
+            node,
+            "assert is removed when Python runs with -O: do not use it to enforce a check",
+        )),
+        "except_clause" => except(node, src, &mut out),
+        "string" | "concatenated_string" => literals::string(node, place, &module, &mut out),
+        "binary_operator" => literals::sql_built(node, place, &module, &mut out),
+        "assignment" => literals::assignment(node, &module, &mut out),
+        "default_parameter" | "typed_default_parameter" => {
+            literals::default_parameter(node, &module, &mut out);
         }
-    }
+        "comparison_operator" => literals::comparison(node, &module, &mut out),
+        "pair" => literals::pair(node, &module, &mut out),
+        "attribute" | "identifier" => literals::reference(node, place, &module, &mut out),
+        _ => {}
+    });
     out
 }
 
