@@ -119,8 +119,8 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
 }
 
 fn judge(path: &str, node: Node<'_>, src: &[u8], list: &CheckList) -> Option<Hit> {
-    let written = text(node, src);
-    let written: String = written.chars().take(60).collect();
+    // Built only for a hit: most references are allowed.
+    let written = || -> String { text(node, src).chars().take(60).collect() };
     if let Some(base) = path.strip_suffix('?') {
         let base = base.trim_end_matches('.');
         let reachable = base.is_empty()
@@ -137,11 +137,13 @@ fn judge(path: &str, node: Node<'_>, src: &[u8], list: &CheckList) -> Option<Hit
                 format!("{base}.?")
             },
             why: format!(
-                "`{written}` looks a name up at run time where it could reach a refused api; the check cannot tell which"
+                "`{}` looks a name up at run time where it could reach a refused api; the check cannot tell which",
+                written()
             ),
         });
     }
     let entry = list.python_entry(path)?;
+    let written = written();
     let via = if written == path {
         String::new()
     } else {

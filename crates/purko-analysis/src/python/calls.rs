@@ -3,6 +3,7 @@
 use tree_sitter::Node;
 
 use super::Module;
+use super::by_name::BY_NAME;
 use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
 use crate::pynames::string_literal;
 use crate::tree::{named_children, text};
@@ -68,296 +69,6 @@ fn matches(pattern: &str, path: &str) -> bool {
         None => path == pattern,
     }
 }
-
-/// Calls that are findings by name alone.
-const BY_NAME: &[(&[&str], Rule, &str)] = &[
-    (
-        &["eval"],
-        Rule::new("B307", K::Eval, S::High, C::High, 95),
-        "eval runs a string as Python code: use ast.literal_eval for data",
-    ),
-    (
-        &["exec"],
-        Rule::new("B102", K::Exec, S::High, C::High, 95),
-        "exec runs a string as Python code",
-    ),
-    (
-        &["compile"],
-        Rule::new("PK201", K::Exec, S::Medium, C::Medium, 95),
-        "compile turns a string into code that can then be run",
-    ),
-    (
-        &[
-            "__import__",
-            "importlib.__import__",
-            "importlib.import_module",
-        ],
-        Rule::new("PK202", K::DynamicImport, S::Medium, C::High, 829),
-        "a module chosen at run time is imported",
-    ),
-    (
-        &["logging.config.listen"],
-        Rule::new("B612", K::Exec, S::Medium, C::High, 94),
-        "logging.config.listen runs code sent to its socket",
-    ),
-    (
-        &[
-            "os.system",
-            "os.popen",
-            "os.popen2",
-            "os.popen3",
-            "os.popen4",
-            "popen2.*",
-            "commands.getoutput",
-            "commands.getstatusoutput",
-            "subprocess.getoutput",
-            "subprocess.getstatusoutput",
-            "asyncio.create_subprocess_shell",
-        ],
-        Rule::new("B605", K::ShellInjection, S::High, C::High, 78),
-        "a process is started through a shell: anything in the command string can run",
-    ),
-    (
-        &[
-            "os.exec*",
-            "os.spawn*",
-            "os.posix_spawn*",
-            "os.startfile",
-            "asyncio.create_subprocess_exec",
-        ],
-        Rule::new("B606", K::Subprocess, S::Low, C::Medium, 78),
-        "a process is started without a shell",
-    ),
-    (
-        &[
-            "pickle.load",
-            "pickle.loads",
-            "pickle.Unpickler",
-            "_pickle.load",
-            "_pickle.loads",
-            "cPickle.load",
-            "cPickle.loads",
-            "cPickle.Unpickler",
-            "dill.load",
-            "dill.loads",
-            "dill.Unpickler",
-            "shelve.open",
-            "shelve.DbfilenameShelf",
-            "jsonpickle.decode",
-            "jsonpickle.unpickler.decode",
-            "jsonpickle.unpickler.Unpickler",
-            "pandas.read_pickle",
-            "joblib.load",
-        ],
-        Rule::new("B301", K::InsecureDeserialization, S::High, C::High, 502),
-        "unpickling data runs code chosen by whoever wrote the data",
-    ),
-    (
-        &["marshal.load", "marshal.loads"],
-        Rule::new("B302", K::InsecureDeserialization, S::High, C::High, 502),
-        "marshal data from an untrusted source can crash or mislead the interpreter",
-    ),
-    (
-        &[
-            "yaml.unsafe_load",
-            "yaml.unsafe_load_all",
-            "yaml.full_load",
-            "yaml.full_load_all",
-        ],
-        Rule::new("B506", K::InsecureDeserialization, S::High, C::High, 20),
-        "this YAML loader builds arbitrary Python objects: use yaml.safe_load",
-    ),
-    (
-        &[
-            "hashlib.md5",
-            "hashlib.sha1",
-            "hashlib.md4",
-            "hashlib.md2",
-            "hashlib.sha",
-        ],
-        Rule::new("B324", K::WeakHash, S::Medium, C::High, 327),
-        "MD5, MD4 and SHA-1 are broken for security use",
-    ),
-    (
-        &[
-            "Crypto.Hash.MD2.new",
-            "Crypto.Hash.MD4.new",
-            "Crypto.Hash.MD5.new",
-            "Crypto.Hash.SHA.new",
-            "Cryptodome.Hash.MD2.new",
-            "Cryptodome.Hash.MD4.new",
-            "Cryptodome.Hash.MD5.new",
-            "Cryptodome.Hash.SHA.new",
-            "cryptography.hazmat.primitives.hashes.MD5",
-            "cryptography.hazmat.primitives.hashes.SHA1",
-        ],
-        Rule::new("B303", K::WeakHash, S::Medium, C::High, 327),
-        "MD2, MD4, MD5 and SHA-1 are broken for security use",
-    ),
-    (
-        &[
-            "Crypto.Cipher.ARC2.new",
-            "Crypto.Cipher.ARC4.new",
-            "Crypto.Cipher.Blowfish.new",
-            "Crypto.Cipher.DES.new",
-            "Crypto.Cipher.XOR.new",
-            "Cryptodome.Cipher.ARC2.new",
-            "Cryptodome.Cipher.ARC4.new",
-            "Cryptodome.Cipher.Blowfish.new",
-            "Cryptodome.Cipher.DES.new",
-            "Cryptodome.Cipher.XOR.new",
-            "cryptography.hazmat.primitives.ciphers.algorithms.ARC4",
-            "cryptography.hazmat.primitives.ciphers.algorithms.Blowfish",
-            "cryptography.hazmat.primitives.ciphers.algorithms.IDEA",
-            "cryptography.hazmat.primitives.ciphers.algorithms.CAST5",
-            "cryptography.hazmat.primitives.ciphers.algorithms.SEED",
-            "cryptography.hazmat.primitives.ciphers.algorithms.TripleDES",
-            "cryptography.hazmat.decrepit.ciphers.algorithms.*",
-        ],
-        Rule::new("B304", K::WeakCipher, S::High, C::High, 327),
-        "this cipher is broken or has a block too small for today's data",
-    ),
-    (
-        &["cryptography.hazmat.primitives.ciphers.modes.ECB"],
-        Rule::new("B305", K::WeakCipher, S::Medium, C::High, 327),
-        "ECB mode shows which blocks of the plain text are equal",
-    ),
-    (
-        &["tempfile.mktemp", "os.tempnam", "os.tmpnam"],
-        Rule::new("B306", K::Tempfile, S::Medium, C::High, 377),
-        "the name is free when chosen, but another process can take it before it is used: use tempfile.mkstemp or NamedTemporaryFile",
-    ),
-    (
-        &[
-            "random.random",
-            "random.randrange",
-            "random.randint",
-            "random.choice",
-            "random.choices",
-            "random.uniform",
-            "random.triangular",
-            "random.sample",
-            "random.randbytes",
-            "random.getrandbits",
-            "random.shuffle",
-        ],
-        Rule::new("B311", K::InsecureRandom, S::Low, C::High, 330),
-        "the random module is predictable: use secrets for tokens, keys and passwords",
-    ),
-    (
-        &["telnetlib.*"],
-        Rule::new("B312", K::Network, S::High, C::High, 319),
-        "telnet sends everything, passwords included, in clear text",
-    ),
-    (
-        &["ftplib.FTP", "ftplib.FTP.*"],
-        Rule::new("B321", K::Network, S::High, C::High, 319),
-        "FTP sends everything, passwords included, in clear text",
-    ),
-    (
-        &[
-            "urllib.urlopen",
-            "urllib.request.urlopen",
-            "urllib.urlretrieve",
-            "urllib.request.urlretrieve",
-            "urllib.URLopener",
-            "urllib.request.URLopener",
-            "urllib.FancyURLopener",
-            "urllib.request.FancyURLopener",
-            "urllib2.urlopen",
-            "urllib2.Request",
-            "six.moves.urllib.request.urlopen",
-        ],
-        Rule::new("B310", K::Network, S::Medium, C::High, 22),
-        "urlopen also opens file:// and custom schemes: check the URL's scheme first",
-    ),
-    (
-        &[
-            "xml.etree.ElementTree.parse",
-            "xml.etree.ElementTree.iterparse",
-            "xml.etree.ElementTree.fromstring",
-            "xml.etree.ElementTree.XMLParser",
-            "xml.etree.cElementTree.parse",
-            "xml.etree.cElementTree.iterparse",
-            "xml.etree.cElementTree.fromstring",
-            "xml.etree.cElementTree.XMLParser",
-        ],
-        Rule::new("B313", K::XmlUntrusted, S::Medium, C::High, 20),
-        "parsing untrusted XML with xml.etree is open to entity expansion: use defusedxml",
-    ),
-    (
-        &[
-            "xml.sax.parse",
-            "xml.sax.parseString",
-            "xml.sax.make_parser",
-        ],
-        Rule::new("B317", K::XmlUntrusted, S::Medium, C::High, 20),
-        "parsing untrusted XML with xml.sax is open to entity expansion: use defusedxml",
-    ),
-    (
-        &[
-            "xml.dom.expatbuilder.parse",
-            "xml.dom.expatbuilder.parseString",
-        ],
-        Rule::new("B316", K::XmlUntrusted, S::Medium, C::High, 20),
-        "parsing untrusted XML with expatbuilder is open to entity expansion: use defusedxml",
-    ),
-    (
-        &["xml.sax.expatreader.create_parser"],
-        Rule::new("B315", K::XmlUntrusted, S::Medium, C::High, 20),
-        "parsing untrusted XML with expatreader is open to entity expansion: use defusedxml",
-    ),
-    (
-        &["xml.dom.minidom.parse", "xml.dom.minidom.parseString"],
-        Rule::new("B318", K::XmlUntrusted, S::Medium, C::High, 20),
-        "parsing untrusted XML with minidom is open to entity expansion: use defusedxml",
-    ),
-    (
-        &["xml.dom.pulldom.parse", "xml.dom.pulldom.parseString"],
-        Rule::new("B319", K::XmlUntrusted, S::Medium, C::High, 20),
-        "parsing untrusted XML with pulldom is open to entity expansion: use defusedxml",
-    ),
-    (
-        &[
-            "lxml.etree.parse",
-            "lxml.etree.fromstring",
-            "lxml.etree.RestrictedElement",
-            "lxml.etree.GlobalParserTLS",
-            "lxml.etree.getDefaultParser",
-            "lxml.etree.check_docinfo",
-            "lxml.etree.XML",
-        ],
-        Rule::new("B320", K::XmlUntrusted, S::Medium, C::High, 20),
-        "lxml resolves entities by default: use defusedxml.lxml for untrusted XML",
-    ),
-    (
-        &["ssl._create_unverified_context"],
-        Rule::new("B323", K::InsecureTls, S::High, C::High, 295),
-        "this SSL context does not verify certificates",
-    ),
-    (
-        &[
-            "ctypes.CDLL",
-            "ctypes.cdll.LoadLibrary",
-            "ctypes.PyDLL",
-            "ctypes.memmove",
-            "ctypes.memset",
-            "ctypes.string_at",
-            "ctypes.cast",
-            "ctypes.pythonapi.*",
-        ],
-        Rule::new("PK301", K::UnsafeCode, S::Medium, C::High, 119),
-        "ctypes calls native code and reads or writes raw memory, outside Python's safety",
-    ),
-    (
-        &[
-            "django.db.models.expressions.RawSQL",
-            "django.db.models.RawSQL",
-        ],
-        Rule::new("B611", K::SqlInjection, S::Medium, C::Medium, 89),
-        "RawSQL takes SQL text: build it with parameters, never from input",
-    ),
-];
 
 const SUBPROCESS: &[&str] = &[
     "subprocess.Popen",
@@ -515,9 +226,18 @@ pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
                 || text(f, src).ends_with("data_filter")
                 || text(f, src).ends_with("tar_filter")
         });
+        // Members chosen by a function may be filtered; Bandit still reports them, lower.
         let members = args.keyword("members").is_some_and(|m| m.kind() == "call");
-        if !filtered && !members {
-            out.push(TAR.at(node, "tar members are extracted unchecked: a name like ../../etc/x writes outside the target; pass filter=\"data\""));
+        if !filtered {
+            let rule = if members {
+                TAR.with_severity(S::Low).with_confidence(C::Low)
+            } else {
+                TAR
+            };
+            out.push(rule.at(
+                node,
+                "tar members are extracted unchecked: a name like ../../etc/x writes outside the target; pass filter=\"data\"",
+            ));
         }
     }
     if path == "shutil.unpack_archive" && args.keyword("filter").is_none() {
@@ -540,6 +260,10 @@ pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
             }
             Some(_) => {}
         }
+    }
+    if HTTPX.contains(&path.as_str()) && args.keyword("timeout").is_some_and(|t| t.kind() == "none")
+    {
+        out.push(NO_TIMEOUT.at(node, format!("{path} with timeout=None can hang for ever")));
     }
     let http_client = REQUESTS.contains(&path.as_str())
         || HTTPX.contains(&path.as_str())
@@ -625,12 +349,34 @@ pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
         }
     }
     weak_key(node, &path, &args, src, out);
+    if matches!(path.as_str(), "crypt.crypt" | "crypt.mksalt") {
+        let method = args
+            .keyword("salt")
+            .or_else(|| {
+                args.positional
+                    .get(usize::from(path == "crypt.crypt"))
+                    .copied()
+            })
+            .and_then(|m| module.names.qualify(m, src));
+        if let Some(method) = method.filter(|m| {
+            matches!(
+                m.as_str(),
+                "crypt.METHOD_CRYPT" | "crypt.METHOD_MD5" | "crypt.METHOD_BLOWFISH"
+            )
+        }) {
+            out.push(HASH_NEW.at(node, format!("{method} is a weak password hash")));
+        }
+    }
     if method == "extra"
         && (module.imports("django")
             || args.keyword("where").is_some()
             || args.keyword("select").is_some())
     {
-        let dynamic = args.keywords.iter().any(|(_, v)| !literal_tree(*v));
+        let dynamic = args
+            .positional
+            .iter()
+            .chain(args.keywords.iter().map(|(_, v)| v))
+            .any(|v| !literal_tree(*v));
         if dynamic {
             out.push(DJANGO_EXTRA.at(
                 node,
@@ -662,8 +408,12 @@ pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
 
 /// Whether an expression is made of literals only.
 fn literal_tree(node: Node<'_>) -> bool {
-    crate::tree::descendants(node)
-        .all(|n| !matches!(n.kind(), "identifier" | "call" | "interpolation"))
+    crate::tree::descendants(node).all(|n| {
+        !matches!(
+            n.kind(),
+            "identifier" | "call" | "interpolation" | "binary_operator" | "attribute" | "subscript"
+        )
+    })
 }
 
 fn truncate(text: &str) -> String {

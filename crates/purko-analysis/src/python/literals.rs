@@ -20,19 +20,22 @@ const SECRET_STRING: Rule = Rule::new("B105", K::HardcodedSecret, S::High, C::Me
 const SECRET_DEFAULT: Rule = Rule::new("B107", K::HardcodedSecret, S::High, C::Medium, 259);
 const SQL: Rule = Rule::new("B608", K::SqlInjection, S::Medium, C::Medium, 89);
 const BAD_TLS: Rule = Rule::new("B502", K::InsecureTls, S::High, C::High, 327);
+const BAD_TLS_DEFAULT: Rule = Rule::new("B503", K::InsecureTls, S::Medium, C::Medium, 327);
 const NO_HOSTNAME: Rule = Rule::new("PK601", K::InsecureTls, S::High, C::High, 295);
 const CERT_NONE: Rule = Rule::new("PK602", K::InsecureTls, S::High, C::High, 295);
 
+/// Broken protocol versions, by their last name (`ssl.PROTOCOL_SSLv2`, pyOpenSSL's
+/// `SSL.SSLv2_METHOD`, however imported).
 const BAD_PROTOCOLS: &[&str] = &[
-    "ssl.PROTOCOL_SSLv2",
-    "ssl.PROTOCOL_SSLv3",
-    "ssl.PROTOCOL_TLSv1",
-    "ssl.PROTOCOL_TLSv1_1",
-    "OpenSSL.SSL.SSLv2_METHOD",
-    "OpenSSL.SSL.SSLv23_METHOD",
-    "OpenSSL.SSL.SSLv3_METHOD",
-    "OpenSSL.SSL.TLSv1_METHOD",
-    "OpenSSL.SSL.TLSv1_1_METHOD",
+    "PROTOCOL_SSLv2",
+    "PROTOCOL_SSLv3",
+    "PROTOCOL_TLSv1",
+    "PROTOCOL_TLSv1_1",
+    "SSLv2_METHOD",
+    "SSLv23_METHOD",
+    "SSLv3_METHOD",
+    "TLSv1_METHOD",
+    "TLSv1_1_METHOD",
 ];
 
 static SQL_TEXT: LazyLock<Regex> = LazyLock::new(|| {
@@ -264,9 +267,23 @@ pub(super) fn reference(
     {
         return;
     }
-    if let Some(path) = module.names.qualify(node, module.src)
-        && BAD_PROTOCOLS.contains(&path.as_str())
-    {
+    let Some(path) = module.names.qualify(node, module.src) else {
+        return;
+    };
+    let (owner, name) = path.rsplit_once('.').unwrap_or(("", &path));
+    if !(BAD_PROTOCOLS.contains(&name) && (owner == "ssl" || owner.ends_with("SSL"))) {
+        return;
+    }
+    let default = place
+        .ancestors
+        .iter()
+        .any(|a| matches!(a.kind(), "default_parameter" | "typed_default_parameter"));
+    if default {
+        out.push(BAD_TLS_DEFAULT.at(
+            node,
+            format!("{path} as a default is a broken protocol version: use TLS 1.2 or later"),
+        ));
+    } else {
         out.push(BAD_TLS.at(
             node,
             format!("{path} is a broken protocol version: use TLS 1.2 or later"),

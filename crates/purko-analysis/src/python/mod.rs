@@ -2,6 +2,7 @@
 //! resolved through the module's imports and aliases first, so `from os import system as s;
 //! s(cmd)` is `os.system`.
 
+mod by_name;
 mod calls;
 mod literals;
 
@@ -191,7 +192,7 @@ const IMPORTS: &[(&str, Rule, &str)] = &[
         "CGI handlers trust the Proxy header (httpoxy)",
     ),
     (
-        "Crypto.Cipher",
+        "Crypto",
         Rule::new("B413", K::WeakCipher, S::High, C::High, 327),
         "pyCrypto is unmaintained and has known flaws: use pyca/cryptography",
     ),

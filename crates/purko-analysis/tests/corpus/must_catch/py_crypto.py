@@ -33,5 +33,5 @@ response = requests.get("https://example.org", verify=False, timeout=5)  # expec
 response = requests.post("https://example.org", data={}, verify=False)  # expect: B113 B501
 
 
-def connect(version=ssl.PROTOCOL_TLSv1):  # expect: B502
+def connect(version=ssl.PROTOCOL_TLSv1):  # expect: B503
     return version
