@@ -43,55 +43,43 @@ struct VerdictLine<'a> {
     hits: &'a [Hit],
 }
 
+/// What one file gave: the lines to print, or the error and hint to print instead.
+enum Outcome {
+    Printed(String),
+    Failed { message: String, hint: &'static str },
+}
+
 pub fn run(args: &AnalyzeArgs) -> Result<(), Failure> {
     let files = expand(&args.paths, args.check);
-    let list = CheckList::default();
+    let outcomes = in_parallel(&files, |file| one(file, args));
     let mut out = std::io::stdout().lock();
     let mut unreadable = 0usize;
-    let mut count = 0usize;
-    for file in &files {
-        count += 1;
-        let shown = file.display().to_string();
-        let bytes = match read(file) {
-            Ok(bytes) => bytes,
-            Err(message) => {
+    // Results are printed in the order the files were given, whichever thread finished first.
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Printed(text) => out.write_all(text.as_bytes()).map_err(|e| {
+                Failure::new(
+                    format!("cannot write the output: {e}"),
+                    "check that standard output is open",
+                    1,
+                )
+            })?,
+            Outcome::Failed { message, hint } => {
                 unreadable += 1;
+                let _ = out.flush();
                 let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "error: cannot read {shown}: {message}");
-                let _ = writeln!(err, "hint: check the path and its permissions");
-                continue;
+                let _ = writeln!(err, "error: {message}");
+                let _ = writeln!(err, "hint: {hint}");
             }
-        };
-        let text = if args.check {
-            let Some(language) = code_language(file, &bytes) else {
-                unreadable += 1;
-                not_a_language(
-                    &shown,
-                    "name it .py, .sh or .bash, or start it with a #! line",
-                );
-                continue;
-            };
-            render_verdict(&shown, &verdict(&bytes, language, &list), args.format)
-        } else {
-            let Some(language) = SourceLanguage::from_path(file) else {
-                unreadable += 1;
-                not_a_language(&shown, "name it .py or .go");
-                continue;
-            };
-            render_findings(&shown, &analyze(&bytes, language), args.format)
-        };
-        out.write_all(text.as_bytes()).map_err(|e| {
-            Failure::new(
-                format!("cannot write the output: {e}"),
-                "check that standard output is open",
-                1,
-            )
-        })?;
+        }
     }
     let _ = out.flush();
     if unreadable > 0 {
         return Err(Failure::new(
-            format!("{unreadable} of {count} files could not be analyzed"),
+            format!(
+                "{unreadable} of {} files could not be analyzed",
+                files.len()
+            ),
             "the other files' results are above; fix the paths named in the errors",
             1,
         ));
@@ -99,10 +87,76 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn not_a_language(file: &str, fix: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "error: cannot tell the language of {file}");
-    let _ = writeln!(err, "hint: {fix}");
+fn one(file: &Path, args: &AnalyzeArgs) -> Outcome {
+    let shown = file.display().to_string();
+    let bytes = match read(file) {
+        Ok(bytes) => bytes,
+        Err(message) => {
+            return Outcome::Failed {
+                message: format!("cannot read {shown}: {message}"),
+                hint: "check the path and its permissions",
+            };
+        }
+    };
+    if args.check {
+        let Some(language) = code_language(file, &bytes) else {
+            return Outcome::Failed {
+                message: format!("cannot tell the language of {shown}"),
+                hint: "name it .py, .sh or .bash, or start it with a #! line",
+            };
+        };
+        let verdict = verdict(&bytes, language, &CheckList::default());
+        Outcome::Printed(render_verdict(&shown, &verdict, args.format))
+    } else {
+        let Some(language) = SourceLanguage::from_path(file) else {
+            return Outcome::Failed {
+                message: format!("cannot tell the language of {shown}"),
+                hint: "name it .py or .go",
+            };
+        };
+        Outcome::Printed(render_findings(
+            &shown,
+            &analyze(&bytes, language),
+            args.format,
+        ))
+    }
+}
+
+/// Runs `work` on every file, on as many threads as there are cores, and returns the results
+/// in the files' order.
+fn in_parallel(files: &[PathBuf], work: impl Fn(&Path) -> Outcome + Sync) -> Vec<Outcome> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(files.len())
+        .max(1);
+    if threads == 1 {
+        return files.iter().map(|f| work(f)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(file) = files.get(index) else { break };
+                        done.push((index, work(file)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    results.sort_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, outcome)| outcome).collect()
 }
 
 /// Reads at most one byte past the analyzer's limit: a larger file is reported, not loaded.
