@@ -59,7 +59,8 @@ static VALUES: LazyLock<RegexSet> = LazyLock::new(|| {
         clippy::expect_used,
         reason = "the patterns are constants checked by the tests"
     )]
-    RegexSet::new(VALUE_PATTERNS.iter().map(|(p, _)| p)).expect("secret patterns compile")
+    RegexSet::new(VALUE_PATTERNS.iter().map(|(p, _)| format!("(?-u){p}")))
+        .expect("secret patterns compile")
 });
 
 /// `scheme://user:password@host`, the password not a placeholder.
@@ -68,14 +69,16 @@ static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
         clippy::expect_used,
         reason = "a constant pattern checked by the tests"
     )]
-    Regex::new(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://([^/\s:@]{1,128}):([^/\s@]{1,256})@[A-Za-z0-9.-]")
-        .expect("URL credential pattern compiles")
+    Regex::new(
+        r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.-]{1,20}://([^/\s:@]{1,128}):([^/\s@]{1,256})@[A-Za-z0-9.-]",
+    )
+    .expect("URL credential pattern compiles")
 });
 
 static SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
     #[expect(clippy::expect_used, reason = "a constant pattern checked by the tests")]
     Regex::new(
-        r"(?i)(?:pas+wo?r?d|passphrase|\bpass\b|_pass\b|^pass_|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|credential|auth_?key|signing_?key)",
+        r"(?i-u)(?:pas+wo?r?d|passphrase|\bpass\b|_pass\b|^pass_|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|credential|auth_?key|signing_?key)",
     )
     .expect("secret name pattern compiles")
 });
@@ -84,7 +87,7 @@ static SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
 static NOT_A_SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
     #[expect(clippy::expect_used, reason = "a constant pattern checked by the tests")]
     Regex::new(
-        r"(?i)(?:url|uri|file|path|dir|prompt|field|type|kind|name|label|length|len\b|size|min|max|count|header|param|policy|form|input|regex|pattern|format|prefix|suffix|endpoint|env|var|key_id|id$|_ids?\b|position|tokens?_(?:re|list|map|start|end)|tokeni[sz]|reset|hint|message|msg|error|expir|timeout|placeholder|template|description|help|state|status|mode|enabled|style|_chars?\b|separator|sep\b|delim)",
+        r"(?i-u)(?:url|uri|file|path|dir|prompt|field|type|kind|name|label|length|len\b|size|min|max|count|header|param|policy|form|input|regex|pattern|format|prefix|suffix|endpoint|env|var|key_id|id$|_ids?\b|position|tokens?_(?:re|list|map|start|end)|tokeni[sz]|reset|hint|message|msg|error|expir|timeout|placeholder|template|description|help|state|status|mode|enabled|style|_chars?\b|separator|sep\b|delim)",
     )
     .expect("not-a-secret pattern compiles")
 });
@@ -93,6 +96,10 @@ static NOT_A_SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
 pub(crate) fn value_secret(value: &str) -> Option<&'static str> {
     if let Some(index) = VALUES.matches(value).iter().next() {
         return Some(VALUE_PATTERNS[index].1);
+    }
+    // The URL pattern is the costly one to build and run: only text that can match reaches it.
+    if !(value.contains("://") && value.contains('@')) {
+        return None;
     }
     let captures = URL_CREDENTIALS.captures(value)?;
     let password = captures.get(2)?.as_str();
@@ -115,7 +122,7 @@ static LEXER_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
         clippy::expect_used,
         reason = "a constant pattern checked by the tests"
     )]
-    Regex::new(r"(?i)^_?(?:last|prev|next|cur|curr|this|the|first|new)?_?tokens?$")
+    Regex::new(r"(?i-u)^_?(?:last|prev|next|cur|curr|this|the|first|new)?_?tokens?$")
         .expect("lexer token pattern compiles")
 });
 

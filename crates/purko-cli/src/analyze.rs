@@ -162,10 +162,14 @@ fn in_parallel(files: &[PathBuf], work: impl Fn(&Path) -> Outcome + Sync) -> Vec
 /// Reads at most one byte past the analyzer's limit: a larger file is reported, not loaded.
 fn read(path: &Path) -> Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
+    let metadata = file.metadata().map_err(|e| e.to_string())?;
+    if metadata.is_dir() {
         return Err("it is a folder".into());
     }
-    let mut bytes = Vec::new();
+    // Sized from the file, not from the limit: a 4 MiB buffer per file costs more than the
+    // analysis of a small one.
+    let expected = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
+    let mut bytes = Vec::with_capacity(expected.min(MAX_SOURCE_BYTES) + 1);
     file.take(MAX_SOURCE_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
