@@ -25,9 +25,38 @@ const DYNAMIC_BUILTINS: &[&str] = &[
     "breakpoint",
 ];
 
+/// Builtins a bare name resolves to without an import.
+const BUILTINS: &[&str] = &[
+    "eval",
+    "exec",
+    "compile",
+    "__import__",
+    "getattr",
+    "globals",
+    "vars",
+    "locals",
+    "open",
+    "breakpoint",
+    "input",
+    "object",
+    "type",
+    "__builtins__",
+];
+
 /// Marks the dictionary `globals()`, `locals()` and `vars()` return.
 const NAMESPACE: &str = "<namespace>";
 const MAX_DEPTH: usize = 48;
+
+/// What a bare name that nothing imports refers to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Bare {
+    /// Itself, as Bandit reads code: a snippet handed to the analyzer often omits its imports.
+    #[default]
+    Itself,
+    /// Nothing, unless it is a builtin: for the check, where a local variable named `code` or
+    /// `socket` must not be taken for the module (and an unimported module fails to run).
+    BuiltinOnly,
+}
 
 /// Local name → dotted path, from the whole module (flow-insensitive: a name bound anywhere
 /// counts everywhere, which errs on the side of resolving).
@@ -38,11 +67,15 @@ pub(crate) struct Names {
     pub star_imports: Vec<(String, u32)>,
     /// Every import: (dotted path bound, the node, as written).
     pub imports: Vec<(String, u32, u32)>,
+    bare: Bare,
 }
 
 impl Names {
-    pub(crate) fn collect(root: Node<'_>, src: &[u8]) -> Self {
-        let mut names = Self::default();
+    pub(crate) fn collect(root: Node<'_>, src: &[u8], bare: Bare) -> Self {
+        let mut names = Self {
+            bare,
+            ..Self::default()
+        };
         let mut assignments = Vec::new();
         for node in descendants(root) {
             match node.kind() {
@@ -152,7 +185,9 @@ impl Names {
                     .any(|(p, _, _)| p.split('.').next() == Some(root))
                 || DYNAMIC_BUILTINS.contains(&root)
                 || root == "builtins"
-                || root == "?";
+                || root == "?"
+                // `o = __import__("os")`: what a dynamic import returns is known too.
+                || value.kind() == "call";
             if known {
                 self.map.insert(local.to_owned(), path);
             }
@@ -172,10 +207,19 @@ impl Names {
         match node.kind() {
             "identifier" => {
                 let name = text(node, src);
-                Some(match self.map.get(name) {
-                    Some(path) => path.clone(),
-                    None => normalise(name.to_owned()),
-                })
+                if let Some(path) = self.map.get(name) {
+                    return Some(path.clone());
+                }
+                // A bare name is a module only when imported (`import os`), and otherwise one
+                // of the builtins that reach code; a local variable named `code` or `socket`
+                // is neither.
+                let known = self.bare == Bare::Itself
+                    || BUILTINS.contains(&name)
+                    || self
+                        .imports
+                        .iter()
+                        .any(|(path, _, _)| path.split('.').next() == Some(name));
+                known.then(|| normalise(name.to_owned()))
             }
             "attribute" => {
                 let object =
@@ -229,7 +273,14 @@ impl Names {
                     .and_then(|a| string_literal(*a, src))
                     .unwrap_or_else(|| "?".to_owned()),
             ),
-            "getattr" => {
+            _ if function.ends_with(".__getattribute__") && args.len() == 1 => {
+                let object = function
+                    .strip_suffix(".__getattribute__")
+                    .unwrap_or_default();
+                let name = string_literal(args[0], src);
+                Some(join(object, name.as_deref().unwrap_or("?")))
+            }
+            "getattr" | "object.__getattribute__" | "type.__getattribute__" => {
                 let object = self.qualify_at(*args.first()?, src, depth + 1)?;
                 let name = args.get(1).and_then(|a| string_literal(*a, src));
                 Some(join(&object, name.as_deref().unwrap_or("?")))

@@ -231,6 +231,58 @@ impl Default for CheckList {
                 "importlib.__import__",
                 "imports a module chosen at run time",
             ),
+            // The same powers under other names: `os` re-exports `posix`, and the private
+            // modules behind subprocess, socket and ctypes can be imported directly.
+            ("posix.system", SHELL),
+            ("posix.exec*", PROCESS),
+            ("posix.spawn*", PROCESS),
+            ("posix.posix_spawn*", PROCESS),
+            ("posix.fork*", "forks the sandboxed process"),
+            ("nt.system", SHELL),
+            ("_posixsubprocess", PROCESS),
+            ("_socket", "opens network connections"),
+            (
+                "_ctypes",
+                "calls native code and reads or writes raw memory",
+            ),
+            ("multiprocessing", PROCESS),
+            ("asyncio.create_subprocess_exec", PROCESS),
+            ("asyncio.create_subprocess_shell", SHELL),
+            // Code from somewhere other than the checked text.
+            ("runpy", "runs a module or file that was not checked"),
+            ("code", "starts an interpreter on code that was not checked"),
+            ("codeop", "compiles code that was not checked"),
+            (
+                "importlib.util",
+                "loads a module from a file that was not checked",
+            ),
+            (
+                "importlib.machinery",
+                "loads a module from a file that was not checked",
+            ),
+            (
+                "types.CodeType",
+                "builds code objects from bytes that were not checked",
+            ),
+            (
+                "types.FunctionType",
+                "builds functions from code objects that were not checked",
+            ),
+            // Unpickling runs whatever callable the data names (`os.system` included).
+            (
+                "pickle.load*",
+                "unpickling runs any callable the data names",
+            ),
+            (
+                "pickle.Unpickler",
+                "unpickling runs any callable the data names",
+            ),
+            ("_pickle", "unpickling runs any callable the data names"),
+            ("marshal.load*", "loads code objects that were not checked"),
+            (
+                "shelve",
+                "shelve files are pickles: opening one runs any callable they name",
+            ),
         ];
         let bash = [
             ("curl", "a network tool"),

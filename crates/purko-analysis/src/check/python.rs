@@ -5,7 +5,7 @@
 use tree_sitter::Node;
 
 use super::{CheckList, Hit, syntax_hit};
-use crate::pynames::Names;
+use crate::pynames::{Bare, Names};
 use crate::source::{coding_declaration, normalise_encoding};
 use crate::tree::{self, Grammar, Place, line, text, walk};
 
@@ -58,7 +58,7 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
     if let Some(error) = tree::first_error(root) {
         hits.push(syntax_hit(line(error), "Python"));
     }
-    let names = Names::collect(root, src);
+    let names = Names::collect(root, src, Bare::BuiltinOnly);
     for (path, at, _) in &names.imports {
         if let Some(entry) = list.python_entry(path) {
             hits.push(Hit {

@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 use tree_sitter::Node;
 
 use crate::finding::{Confidence as C, Finding, Kind as K, Rule, Severity as S};
-use crate::pynames::Names;
+use crate::pynames::{Bare, Names};
 use crate::tree::{named_children, text, walk};
 
 /// What the rules share about one module.
@@ -28,7 +28,7 @@ impl Module<'_> {
 }
 
 pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
-    let names = Names::collect(root, src);
+    let names = Names::collect(root, src, Bare::Itself);
     let roots = names
         .imports
         .iter()

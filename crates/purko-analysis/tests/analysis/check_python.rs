@@ -30,6 +30,7 @@ fn plain_computation_is_allowed() {
     allowed("def evaluate(x):\n    return x * 2\nprint(evaluate(3))\n");
     allowed("data = {'eval': 1}\nprint(data['eval'])\n");
     allowed("import pandas as pd\nimport numpy as np\n");
+    allowed("code = 'x = 1'\nsocket = None\nprint(code, socket)\n");
 }
 
 #[test]
@@ -85,6 +86,49 @@ fn aliases_are_resolved() {
     refused(
         "import builtins\ngetattr(builtins, '\\x65val')('1')\n",
         "eval",
+    );
+}
+
+#[test]
+fn the_same_powers_under_other_names_are_refused() {
+    refused("import posix\nposix.system('id')\n", "posix.system");
+    refused("import _posixsubprocess\n", "_posixsubprocess");
+    refused(
+        "import pickle\npickle.loads(b'cos\\nsystem\\n')\n",
+        "pickle.loads",
+    );
+    refused(
+        "import runpy\nrunpy.run_path('/tmp/x.py')\n",
+        "runpy.run_path",
+    );
+    refused(
+        "import os\nos.__getattribute__('system')('id')\n",
+        "os.system",
+    );
+    refused(
+        "import os\nobject.__getattribute__(os, 'system')('id')\n",
+        "os.system",
+    );
+    refused("from multiprocessing import Pool\n", "multiprocessing.Pool");
+    allowed("import pickle\nprint(pickle.dumps([1, 2]))\n");
+}
+
+#[test]
+fn a_dynamically_imported_module_is_tracked_through_a_name() {
+    let list: CheckList =
+        serde_json::from_str(r#"{"python": {"remove": ["__import__"]}}"#).unwrap();
+    let verdict = check(
+        "o = __import__('os')\no.system('id')\n",
+        CodeLanguage::Python,
+        &list,
+    );
+    assert_eq!(
+        verdict
+            .hits
+            .iter()
+            .map(|h| h.api.as_str())
+            .collect::<Vec<_>>(),
+        ["os.system"]
     );
 }
 
