@@ -9,7 +9,7 @@
 use rustc_hash::FxHashMap;
 use tree_sitter::Node;
 
-use crate::tree::{descendants, named_children, text};
+use crate::tree::{named_children, text};
 
 /// Builtins through which code reaches other code; a plain assignment of one is an alias.
 const DYNAMIC_BUILTINS: &[&str] = &[
@@ -77,29 +77,28 @@ impl Names {
             ..Self::default()
         };
         let mut assignments = Vec::new();
-        for node in descendants(root) {
-            match node.kind() {
-                "import_statement" => names.import(node, src, None),
-                "import_from_statement" => {
-                    let module = node
-                        .child_by_field_name("module_name")
-                        .map(|m| text(m, src).to_owned());
-                    if let Some(module) = module {
-                        if named_children(node)
-                            .iter()
-                            .any(|c| c.kind() == "wildcard_import")
-                        {
-                            names
-                                .star_imports
-                                .push((module.clone(), crate::tree::line(node)));
-                        }
-                        names.import(node, src, Some(&module));
+        // Imports and assignments are statements: expressions are not walked.
+        crate::tree::pruned(root, is_statement_level, |node| match node.kind() {
+            "import_statement" => names.import(node, src, None),
+            "import_from_statement" => {
+                let module = node
+                    .child_by_field_name("module_name")
+                    .map(|m| text(m, src).to_owned());
+                if let Some(module) = module {
+                    if named_children(node)
+                        .iter()
+                        .any(|c| c.kind() == "wildcard_import")
+                    {
+                        names
+                            .star_imports
+                            .push((module.clone(), crate::tree::line(node)));
                     }
+                    names.import(node, src, Some(&module));
                 }
-                "assignment" => assignments.push(node),
-                _ => {}
             }
-        }
+            "assignment" => assignments.push(node),
+            _ => {}
+        });
         // Two rounds resolve aliases of aliases in either order.
         for _ in 0..2 {
             for &assignment in &assignments {
@@ -344,7 +343,14 @@ pub(crate) fn string_literal(node: Node<'_>, src: &[u8]) -> Option<String> {
             }
             Some(out)
         }
-        "parenthesized_expression" => string_literal(named_children(node).into_iter().next()?, src),
+        "parenthesized_expression" => {
+            // Iterative: `((((...))))` nests as deep as the input likes.
+            let mut inner = node;
+            while inner.kind() == "parenthesized_expression" {
+                inner = named_children(inner).into_iter().next()?;
+            }
+            string_literal(inner, src)
+        }
         _ => None,
     }
 }
@@ -394,4 +400,12 @@ fn unescape(raw: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// The Python nodes that can contain statements.
+fn is_statement_level(kind: &str) -> bool {
+    matches!(kind, "module" | "block" | "decorated_definition")
+        || kind.ends_with("_statement")
+        || kind.ends_with("_definition")
+        || kind.ends_with("_clause")
 }

@@ -46,18 +46,21 @@ pub fn analyze(source: &[u8], language: SourceLanguage) -> Vec<Finding> {
         return vec![input_finding(1, "the parser gave up on this file".into())];
     };
     let root = parsed.root_node();
-    if let Some(deep) = tree::too_deep(root) {
-        return vec![input_finding(
-            tree::line(deep),
-            format!(
-                "the code nests deeper than {} levels; it was not analyzed",
-                tree::MAX_NESTING
-            ),
-        )];
-    }
-    let mut findings = match language {
+    let rules = match language {
         SourceLanguage::Python => crate::python::rules(root, bytes),
         SourceLanguage::Go => crate::go::rules(root, bytes),
+    };
+    let mut findings = match rules {
+        Ok(findings) => findings,
+        Err(line) => {
+            return vec![input_finding(
+                line,
+                format!(
+                    "the code nests deeper than {} levels; it was not analyzed",
+                    tree::MAX_NESTING
+                ),
+            )];
+        }
     };
     findings.extend(trojan_source(
         &text,

@@ -118,34 +118,9 @@ pub(crate) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     node.named_children(&mut cursor).collect()
 }
 
-/// Nesting deeper than this is refused before any rule runs: Python's own parser stops near
-/// 200 levels, real Go code stays far below, and bounded depth keeps every rule's recursion and
-/// ancestor walk short.
+/// Nesting deeper than this is refused: Python's own parser stops near 200 levels and real Go
+/// code stays far below. Rules see no node below it, which keeps their ancestor lists short.
 pub(crate) const MAX_NESTING: usize = 2000;
-
-/// Whether the tree nests deeper than [`MAX_NESTING`]; the node where it first does.
-pub(crate) fn too_deep(root: Node<'_>) -> Option<Node<'_>> {
-    let mut cursor = root.walk();
-    let mut depth = 0usize;
-    loop {
-        if depth > MAX_NESTING {
-            return Some(cursor.node());
-        }
-        if cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return None;
-            }
-            depth -= 1;
-        }
-    }
-}
 
 /// Where a visited node sits: its ancestors, root first, and the field it fills in its parent.
 /// Tree-sitter's `Node::parent` searches down from the root on every call; the walk keeps the
@@ -168,28 +143,64 @@ impl<'tree> Place<'_, 'tree> {
     }
 }
 
-/// Visits every node under `root` in document order, with its place.
+/// Visits every node under `root` in document order, with its place, down to
+/// [`MAX_NESTING`] levels; returns the first node below that, whose subtree was not visited.
 pub(crate) fn walk<'tree>(
     root: Node<'tree>,
     mut visit: impl FnMut(Node<'tree>, &Place<'_, 'tree>),
-) {
+) -> Option<Node<'tree>> {
     let mut cursor = root.walk();
     let mut stack: Vec<Node<'tree>> = Vec::new();
+    let mut too_deep = None;
     loop {
         let node = cursor.node();
-        visit(
-            node,
-            &Place {
-                ancestors: &stack,
-                field: cursor.field_name(),
-            },
-        );
-        if cursor.goto_first_child() {
+        let deep = stack.len() >= MAX_NESTING;
+        if deep {
+            too_deep.get_or_insert(node);
+        } else {
+            visit(
+                node,
+                &Place {
+                    ancestors: &stack,
+                    field: cursor.field_name(),
+                },
+            );
+        }
+        if !deep && cursor.goto_first_child() {
             stack.push(node);
             continue;
         }
         loop {
             if stack.is_empty() {
+                return too_deep;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return too_deep;
+            }
+            stack.pop();
+        }
+    }
+}
+
+/// Visits `root` and the nodes under it, going into a node's children only when `descend`
+/// says so: a pass that looks for statements need not walk every expression.
+pub(crate) fn pruned<'tree>(
+    root: Node<'tree>,
+    descend: impl Fn(&str) -> bool,
+    mut visit: impl FnMut(Node<'tree>),
+) {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        visit(node);
+        if descend(node.kind()) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node().id() == root.id() {
                 return;
             }
             if cursor.goto_next_sibling() {
@@ -198,7 +209,6 @@ pub(crate) fn walk<'tree>(
             if !cursor.goto_parent() {
                 return;
             }
-            stack.pop();
         }
     }
 }

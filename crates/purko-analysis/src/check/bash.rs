@@ -37,7 +37,16 @@ pub(super) fn check(code: &str, list: &CheckList, nesting: u32) -> Vec<Hit> {
         return vec![syntax_hit(1, "bash")];
     };
     let root = parsed.root_node();
-    if let Some(deep) = tree::too_deep(root) {
+    if let Some(error) = tree::first_error(root) {
+        hits.push(syntax_hit(line(error), "bash"));
+    }
+    network_paths(code, list, &mut hits);
+    let deep = walk(root, |node, place| {
+        if node.kind() == "command" {
+            command(node, place.ancestors, src, list, nesting, &mut hits);
+        }
+    });
+    if let Some(deep) = deep {
         hits.push(Hit {
             line: line(deep),
             api: "nesting".to_owned(),
@@ -46,17 +55,7 @@ pub(super) fn check(code: &str, list: &CheckList, nesting: u32) -> Vec<Hit> {
                 tree::MAX_NESTING
             ),
         });
-        return hits;
     }
-    if let Some(error) = tree::first_error(root) {
-        hits.push(syntax_hit(line(error), "bash"));
-    }
-    network_paths(code, list, &mut hits);
-    walk(root, |node, place| {
-        if node.kind() == "command" {
-            command(node, place.ancestors, src, list, nesting, &mut hits);
-        }
-    });
     hits
 }
 

@@ -44,17 +44,6 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
         return hits;
     };
     let root = parsed.root_node();
-    if let Some(deep) = tree::too_deep(root) {
-        hits.push(Hit {
-            line: line(deep),
-            api: "nesting".to_owned(),
-            why: format!(
-                "the code nests deeper than {} levels, so it was not checked",
-                tree::MAX_NESTING
-            ),
-        });
-        return hits;
-    }
     if let Some(error) = tree::first_error(root) {
         hits.push(syntax_hit(line(error), "Python"));
     }
@@ -85,7 +74,7 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
             });
         }
     }
-    walk(root, |node, place| {
+    let deep = walk(root, |node, place| {
         if !is_reference(node, place) {
             return;
         }
@@ -115,6 +104,16 @@ pub(super) fn check(code: &str, list: &CheckList) -> Vec<Hit> {
             hits.push(hit);
         }
     });
+    if let Some(deep) = deep {
+        hits.push(Hit {
+            line: line(deep),
+            api: "nesting".to_owned(),
+            why: format!(
+                "the code nests deeper than {} levels, so it was not checked",
+                tree::MAX_NESTING
+            ),
+        });
+    }
     hits
 }
 

@@ -37,7 +37,15 @@ impl File<'_> {
                 Some(format!("{}.{name}", self.imports.get(package)?))
             }
             "parenthesized_expression" | "unary_expression" => {
-                self.qualify(named_children(node).into_iter().last()?)
+                // Iterative: parentheses nest as deep as the input likes.
+                let mut inner = node;
+                while matches!(
+                    inner.kind(),
+                    "parenthesized_expression" | "unary_expression"
+                ) {
+                    inner = named_children(inner).into_iter().last()?;
+                }
+                self.qualify(inner)
             }
             _ => None,
         }
@@ -57,7 +65,11 @@ pub(crate) fn string_value(node: Node<'_>, src: &[u8]) -> Option<String> {
         }
         "raw_string_literal" => Some(text(node, src).trim_matches('`').to_owned()),
         "literal_element" | "parenthesized_expression" => {
-            string_value(named_children(node).into_iter().next()?, src)
+            let mut inner = node;
+            while matches!(inner.kind(), "literal_element" | "parenthesized_expression") {
+                inner = named_children(inner).into_iter().next()?;
+            }
+            string_value(inner, src)
         }
         _ => None,
     }
@@ -122,30 +134,30 @@ const TLS: Rule = Rule::new("G402", K::InsecureTls, S::High, C::High, 295);
 const SLOWLORIS: Rule = Rule::new("G112", K::RequestWithoutTimeout, S::Medium, C::Low, 400);
 const SQL_CONCAT: Rule = Rule::new("G202", K::SqlInjection, S::Medium, C::High, 89);
 
-pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
+/// The findings, or `Err(line)` when the code nests too deep to analyze.
+pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Result<Vec<Finding>, u32> {
     let mut file = File {
         src,
         imports: FxHashMap::default(),
         constants: FxHashMap::default(),
     };
     let mut out = Vec::new();
-    for node in descendants(root) {
-        match node.kind() {
-            "import_spec" => import(node, &mut file, &mut out),
-            "const_spec" => {
-                if let (Some(name), Some(value)) = (
-                    node.child_by_field_name("name"),
-                    node.child_by_field_name("value"),
-                ) && let Some(first) = named_children(value).first()
-                    && let Some(literal) = string_value(*first, src)
-                {
-                    file.constants.insert(text(name, src).to_owned(), literal);
-                }
+    // Imports and constants are declarations: expressions are not walked.
+    crate::tree::pruned(root, is_declaration_level, |node| match node.kind() {
+        "import_spec" => import(node, &mut file, &mut out),
+        "const_spec" => {
+            if let (Some(name), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            ) && let Some(first) = named_children(value).first()
+                && let Some(literal) = string_value(*first, src)
+            {
+                file.constants.insert(text(name, src).to_owned(), literal);
             }
-            _ => {}
         }
-    }
-    walk(root, |node, place| match node.kind() {
+        _ => {}
+    });
+    let deep = walk(root, |node, place| match node.kind() {
         "call_expression" => calls::call(node, &file, &mut out),
         "interpreted_string_literal" | "raw_string_literal" => {
             if let Some(value) = string_value(node, src)
@@ -195,7 +207,10 @@ pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
         "composite_literal" => composite(node, &file, &mut out),
         _ => {}
     });
-    out
+    match deep {
+        Some(node) => Err(crate::tree::line(node)),
+        None => Ok(out),
+    }
 }
 
 fn import(node: Node<'_>, file: &mut File<'_>, out: &mut Vec<Finding>) {
@@ -363,4 +378,14 @@ fn composite(node: Node<'_>, file: &File<'_>, out: &mut Vec<Finding>) {
         }
         _ => {}
     }
+}
+
+/// The Go nodes that can contain imports and constant declarations.
+fn is_declaration_level(kind: &str) -> bool {
+    matches!(
+        kind,
+        "source_file" | "block" | "statement_list" | "import_spec_list"
+    ) || kind.ends_with("_declaration")
+        || kind.ends_with("_statement")
+        || kind.ends_with("_case")
 }

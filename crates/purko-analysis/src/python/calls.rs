@@ -200,7 +200,7 @@ pub(super) fn call(node: Node<'_>, module: &Module<'_>, out: &mut Vec<Finding>) 
                 .get(usize::from(path.starts_with("os.")))
                 .copied()
         });
-        if let Some(mode) = mode.and_then(|m| permission_bits(m, module)) {
+        if let Some(mode) = mode.and_then(|m| permission_bits(m, module, 0)) {
             if mode & 0o002 != 0 {
                 out.push(CHMOD.with_severity(S::High).at(
                     node,
@@ -511,7 +511,10 @@ fn weak_key(node: Node<'_>, path: &str, args: &Arguments<'_>, src: &[u8], out: &
 }
 
 /// The bits of a permission mode written as a literal or `stat.S_I*` flags or'ed together.
-fn permission_bits(node: Node<'_>, module: &Module<'_>) -> Option<u32> {
+fn permission_bits(node: Node<'_>, module: &Module<'_>, depth: u32) -> Option<u32> {
+    if depth > 32 {
+        return None;
+    }
     let src = module.src;
     match node.kind() {
         "integer" => {
@@ -525,8 +528,8 @@ fn permission_bits(node: Node<'_>, module: &Module<'_>) -> Option<u32> {
             }
         }
         "binary_operator" => {
-            let left = permission_bits(node.child_by_field_name("left")?, module)?;
-            let right = permission_bits(node.child_by_field_name("right")?, module)?;
+            let left = permission_bits(node.child_by_field_name("left")?, module, depth + 1)?;
+            let right = permission_bits(node.child_by_field_name("right")?, module, depth + 1)?;
             let operator = node.child_by_field_name("operator").map(|o| text(o, src));
             match operator {
                 Some("|" | "+") => Some(left | right),
@@ -553,7 +556,7 @@ fn permission_bits(node: Node<'_>, module: &Module<'_>) -> Option<u32> {
             })
         }
         "parenthesized_expression" => {
-            permission_bits(named_children(node).into_iter().next()?, module)
+            permission_bits(named_children(node).into_iter().next()?, module, depth + 1)
         }
         _ => None,
     }

@@ -27,7 +27,8 @@ impl Module<'_> {
     }
 }
 
-pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
+/// The findings, or `Err(line)` when the code nests too deep to analyze.
+pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Result<Vec<Finding>, u32> {
     let names = Names::collect(root, src, Bare::Itself);
     let roots = names
         .imports
@@ -37,7 +38,7 @@ pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
     let module = Module { names, src, roots };
     let mut out = Vec::new();
     imports(root, &module, &mut out);
-    walk(root, |node, place| match node.kind() {
+    let deep = walk(root, |node, place| match node.kind() {
         "call" => calls::call(node, &module, &mut out),
         "assert_statement" => out.push(ASSERT.at(
             node,
@@ -55,7 +56,10 @@ pub(crate) fn rules(root: Node<'_>, src: &[u8]) -> Vec<Finding> {
         "attribute" | "identifier" => literals::reference(node, place, &module, &mut out),
         _ => {}
     });
-    out
+    match deep {
+        Some(node) => Err(crate::tree::line(node)),
+        None => Ok(out),
+    }
 }
 
 const ASSERT: Rule = Rule::new("B101", K::AssertUsed, S::Low, C::High, 703);
