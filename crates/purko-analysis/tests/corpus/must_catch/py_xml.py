@@ -6,8 +6,8 @@ from xml.dom import pulldom  # expect: B409
 
 from lxml import etree  # expect: B410
 
-tree = ET.parse("input.xml")  # expect: B313
-root = ET.fromstring(data)  # expect: B313
+tree = ET.parse("input.xml")  # expect: B314
+root = ET.fromstring(data)  # expect: B314
 xml.sax.parseString(data, handler)  # expect: B317
 document = minidom.parseString(data)  # expect: B318
 events = pulldom.parse("input.xml")  # expect: B319
