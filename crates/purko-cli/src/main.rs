@@ -1,6 +1,7 @@
 //! `purko`: the guarded tool layer's command line: drafting tool kinds, checking calls,
 //! serving the API, and answering approvals.
 
+mod analyze;
 mod client;
 mod exec;
 mod gateway;
@@ -74,6 +75,14 @@ enum Command {
     /// turned off. Exit code 0 when the program ran within its limits and exited 0, 1 otherwise
     /// (the observation is printed either way), 2 for a usage error.
     Exec(exec::ExecArgs),
+    /// Analyze Python and Go source for security weaknesses (the `static-analysis` tool), or
+    /// with `--check` give the sandbox's pre-execution verdict on python and bash.
+    ///
+    /// Prints one JSON line per finding, with `file` as given: rule (Bandit's B…, gosec's G…,
+    /// Purko's PK…), kind, severity, confidence, line, column, message, cwe. With `--check`,
+    /// one line per file: {"file", "verdict": "allow"|"reject", "hits": [{"line", "api",
+    /// "why"}]}. Exits 0 whatever is found, 1 when a file cannot be read, 2 on a usage error.
+    Analyze(analyze::AnalyzeArgs),
     /// List, show, approve or reject the calls waiting for a person.
     Approvals {
         #[command(subcommand)]
@@ -323,6 +332,7 @@ fn main() -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(failure) => Err(failure),
         },
+        Command::Analyze(args) => analyze::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -356,6 +366,7 @@ fn usage_error(error: &clap::Error) -> ExitCode {
         Some("explain") => "purko explain --help",
         Some("approvals") => "purko approvals --help",
         Some("exec") => "purko exec --help",
+        Some("analyze") => "purko analyze --help",
         _ => "purko --help",
     };
     let mut err = std::io::stderr().lock();

@@ -13,6 +13,7 @@ use std::process::Command;
 
 use purko_guard::KindsFile;
 
+mod analyze;
 mod exec;
 mod mcp;
 
