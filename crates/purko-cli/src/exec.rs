@@ -10,10 +10,10 @@ use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
+use purko_analysis::CodeLanguage;
 use purko_config::{CodeExecution, Language, Sandbox};
 use purko_http::Egress;
-use purko_protocol::{Code, Observation};
-use purko_sandbox::{Host, Limit, Outcome, Plan, Weaker};
+use purko_sandbox::{Host, Outcome, Plan, Weaker};
 
 use crate::{CheckFormat, Failure};
 
@@ -75,6 +75,7 @@ pub fn exec(args: &ExecArgs) -> Result<bool, Failure> {
             network_access: args.network,
             writable_paths: args.writable.clone(),
         },
+        ..CodeExecution::default()
     };
     let weaker = if args.accept_weaker_sandbox {
         Weaker::Accept
@@ -102,7 +103,36 @@ pub fn exec(args: &ExecArgs) -> Result<bool, Failure> {
         );
     }
     if !args.no_check {
-        // The pre-execution check runs here
+        let language = match language {
+            Language::Python => CodeLanguage::Python,
+            Language::Bash => CodeLanguage::Bash,
+        };
+        let verdict = purko_analysis::check(&code, language, &config.check);
+        if !verdict.allows() {
+            let observation = purko_engine::rejected(&verdict);
+            let text = match args.format {
+                CheckFormat::Json => {
+                    let mut json = serde_json::to_string_pretty(&observation).map_err(|e| {
+                        Failure::new(format!("cannot encode the observation: {e}"), "retry", 1)
+                    })?;
+                    json.push('\n');
+                    json
+                }
+                CheckFormat::Text => {
+                    let mut text = String::new();
+                    for hit in &verdict.hits {
+                        let _ = writeln!(text, "line {}: {}: {}", hit.line, hit.api, hit.why);
+                    }
+                    let _ = writeln!(
+                        text,
+                        "--- CODE_REJECTED: the code was not run (--no-check skips the check)"
+                    );
+                    text
+                }
+            };
+            crate::judge::print(&text)?;
+            return Ok(false);
+        }
     }
     let egress = if args.network {
         Some(Egress::new(&args.allow).map_err(|e| {
@@ -131,7 +161,7 @@ pub fn exec(args: &ExecArgs) -> Result<bool, Failure> {
     let clean = outcome.limit.is_none() && outcome.exit_code == Some(0);
     let text = match args.format {
         CheckFormat::Json => {
-            let observation = observation(&outcome, &plan);
+            let observation = outcome.observation(&plan);
             let mut json = serde_json::to_string_pretty(&observation).map_err(|e| {
                 Failure::new(format!("cannot encode the observation: {e}"), "retry", 1)
             })?;
@@ -167,63 +197,6 @@ fn read_code(file: &str) -> Result<String, Failure> {
     })
 }
 
-/// The observation an agent would get for this run.
-pub fn observation(outcome: &Outcome, plan: &Plan) -> Observation {
-    let body = serde_json::json!({
-        "stdout": outcome.stdout,
-        "stderr": outcome.stderr,
-        "exit_code": outcome.exit_code,
-        "signal": outcome.signal,
-        "duration_ms": outcome.duration_ms,
-        "peak_memory_bytes": outcome.peak_memory_bytes,
-        "truncated": outcome.truncated,
-    });
-    let mut observation = match outcome.limit {
-        Some(Limit::WallClock) => Observation::error(
-            Code::SandboxTimeout,
-            summary(outcome, plan),
-            "make the code finish sooner: do less per call, or split the work into steps",
-        ),
-        Some(limit) => Observation::error(
-            Code::SandboxLimit,
-            summary(outcome, plan),
-            remediation(limit),
-        ),
-        None => Observation::success(serde_json::Value::Null),
-    }
-    .with_observation(body);
-    if outcome.limit.is_none() {
-        observation.message = Some(summary(outcome, plan));
-    }
-    observation.truncated = outcome.truncated;
-    observation
-}
-
-fn remediation(limit: Limit) -> &'static str {
-    match limit {
-        Limit::WallClock => "make the code finish sooner",
-        Limit::CpuTime => "use less CPU time: a cheaper algorithm, or less data per call",
-        Limit::Memory => "use less memory: stream the data, or work on smaller pieces",
-        Limit::Processes => "start fewer processes or threads",
-        Limit::FileSize => "write smaller files",
-        Limit::OpenFiles => "close files when done with them",
-        Limit::Output => "print less: summarize the data instead of printing it whole",
-    }
-}
-
-fn summary(outcome: &Outcome, plan: &Plan) -> String {
-    match (outcome.limit, &outcome.exit_code, &outcome.signal) {
-        (Some(Limit::WallClock), _, _) => format!(
-            "The code ran longer than the {} s limit and was stopped.",
-            plan.limits.wall_clock.as_secs()
-        ),
-        (Some(limit), _, _) => format!("The code hit {} and was stopped.", limit.describe()),
-        (None, Some(code), _) => format!("The code ran and exited with status {code}."),
-        (None, None, Some(signal)) => format!("The code was ended by {signal}."),
-        (None, None, None) => "The code ended.".to_owned(),
-    }
-}
-
 fn text(outcome: &Outcome, plan: &Plan) -> String {
     let mut text = String::new();
     text.push_str(&outcome.stdout);
@@ -243,7 +216,7 @@ fn text(outcome: &Outcome, plan: &Plan) -> String {
     let _ = writeln!(
         text,
         "--- {} ({} ms{memory})",
-        summary(outcome, plan),
+        outcome.summary(plan),
         outcome.duration_ms
     );
     text

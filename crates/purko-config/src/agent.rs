@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indexmap::IndexMap;
+use purko_analysis::CheckList;
 use purko_guard::{RawDestinations, RawPolicy, RawRule};
 use purko_protocol::Autonomy;
 use schemars::JsonSchema;
@@ -171,6 +172,14 @@ pub struct CodeExecution {
     pub languages: Vec<Language>,
     #[serde(default)]
     pub sandbox: Sandbox,
+    /// What the pre-execution check refuses, per language: a list replaces the default
+    /// (`bash: [curl, wget]`), `{extend: [...], remove: [...]}` changes it
+    /// (`python: {extend: [requests], remove: [shutil]}`). Entries are dotted python paths
+    /// (`os.system`, `subprocess`, `os.exec*`) or bash command names, each a string or
+    /// `{api, why}`. The defaults are in `purko analyze --help` and purko-analysis's README.
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    pub check: CheckList,
 }
 
 fn all_languages() -> Vec<Language> {

@@ -16,6 +16,8 @@ use purko_protocol::{Autonomy, ToolSpec};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
+use crate::analysis::{self, STATIC_ANALYSIS};
+use crate::code::{CODE_TOOLS, CodeTool};
 use crate::error::{Error, Result};
 
 /// Where a tool runs.
@@ -24,6 +26,10 @@ pub enum Backend {
     Api(Arc<ApiTool>),
     /// A tool of a registered MCP server, by the name agents see.
     Mcp,
+    /// `execute_code` / `code-sandbox`: the sandbox.
+    Code(Arc<CodeTool>),
+    /// `static-analysis`.
+    Analysis,
 }
 
 impl Backend {
@@ -31,6 +37,26 @@ impl Backend {
         match self {
             Self::Api(_) => "api",
             Self::Mcp => "mcp",
+            Self::Code(_) => "function",
+            Self::Analysis => "builtin",
+        }
+    }
+}
+
+/// A tool the manifest lists that nothing can run here, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unavailable {
+    /// The tool's type.
+    pub backend: &'static str,
+    /// What a model reads as the remediation.
+    pub why: String,
+}
+
+impl Unavailable {
+    fn new(backend: &'static str, why: impl Into<String>) -> Self {
+        Self {
+            backend,
+            why: why.into(),
         }
     }
 }
@@ -54,8 +80,8 @@ enum McpAccess {
 pub struct View {
     pub guard: Guard,
     pub backends: HashMap<String, Backend>,
-    /// Tools the manifest lists that nothing can run here, with their type.
-    pub unavailable: HashMap<String, &'static str>,
+    /// Tools the manifest lists that nothing can run here, and why.
+    pub unavailable: HashMap<String, Unavailable>,
     /// The registered MCP servers whose prompts and resources the agent's gateway passes on.
     pub mcp_servers: McpServers,
 }
@@ -92,9 +118,12 @@ pub struct AgentRuntime {
     pub webhook: Option<Webhook>,
     pub max_output_bytes: usize,
     api_tools: Vec<(ToolSpec, Arc<ApiTool>)>,
+    code_tools: Vec<(ToolSpec, Arc<CodeTool>)>,
+    /// `static-analysis`, the one builtin served here.
+    builtin_tools: Vec<ToolSpec>,
     mcp: McpAccess,
-    /// Function and builtin tools the manifest lists (their backends come later).
-    not_served: Vec<(String, &'static str)>,
+    /// Tools the manifest lists that nothing here serves.
+    not_served: Vec<(String, Unavailable)>,
     kinds: Option<KindsFile>,
     policy: Policy,
     inference: Inference,
@@ -112,6 +141,8 @@ impl AgentRuntime {
         let key = agent.key();
         let base = agent.base_dir();
         let mut api_tools = Vec::new();
+        let mut code_tools = Vec::new();
+        let mut builtin_tools = Vec::new();
         let mut listed_mcp = Vec::new();
         let mut not_served = Vec::new();
         let mut secrets = Vec::new();
@@ -122,7 +153,39 @@ impl AgentRuntime {
                     api_tools.push((api_spec(tool, endpoint), Arc::new(api)));
                 }
                 (ToolType::Mcp, _) => listed_mcp.push(tool.name.clone()),
-                (other, _) => not_served.push((tool.name.clone(), other.as_str())),
+                (ToolType::Function, _) if CODE_TOOLS.contains(&tool.name.as_str()) => {
+                    match agent.spec.runtime.code_execution.as_ref() {
+                        Some(config) if config.enabled => {
+                            let code = Arc::new(CodeTool::new(config.clone()));
+                            let spec = code.spec(&tool.name, tool.description.as_deref());
+                            code_tools.push((spec, code));
+                        }
+                        _ => not_served.push((
+                            tool.name.clone(),
+                            Unavailable::new(
+                                "function",
+                                format!(
+                                    "code execution is off for this agent (the operator turns it on with spec.runtime.codeExecution.enabled); do not call {} again",
+                                    tool.name
+                                ),
+                            ),
+                        )),
+                    }
+                }
+                (ToolType::Builtin, _) if tool.name == STATIC_ANALYSIS => {
+                    builtin_tools.push(analysis::spec(&tool.name, tool.description.as_deref()));
+                }
+                (other, _) => not_served.push((
+                    tool.name.clone(),
+                    Unavailable::new(
+                        other.as_str(),
+                        format!(
+                            "{} is a '{}' tool, which this Purko does not serve yet; use another tool",
+                            tool.name,
+                            other.as_str()
+                        ),
+                    ),
+                )),
             }
         }
         let mcp = if agent.spec.tools.is_none() {
@@ -166,6 +229,8 @@ impl AgentRuntime {
             webhook,
             max_output_bytes: MAX_OUTPUT_BYTES,
             api_tools,
+            code_tools,
+            builtin_tools,
             mcp,
             not_served,
             kinds,
@@ -204,14 +269,19 @@ impl AgentRuntime {
     pub fn rebuild(&self, mcp_tools: &[McpTool]) -> Result<()> {
         let mut specs: Vec<ToolSpec> = Vec::new();
         let mut backends = HashMap::new();
-        let mut unavailable: HashMap<String, &'static str> = self
-            .not_served
-            .iter()
-            .map(|(name, kind)| (name.clone(), *kind))
-            .collect();
+        let mut unavailable: HashMap<String, Unavailable> =
+            self.not_served.iter().cloned().collect();
         for (spec, api) in &self.api_tools {
             specs.push(spec.clone());
             backends.insert(spec.name.clone(), Backend::Api(Arc::clone(api)));
+        }
+        for (spec, code) in &self.code_tools {
+            specs.push(spec.clone());
+            backends.insert(spec.name.clone(), Backend::Code(Arc::clone(code)));
+        }
+        for spec in &self.builtin_tools {
+            specs.push(spec.clone());
+            backends.insert(spec.name.clone(), Backend::Analysis);
         }
         let listed = match &self.mcp {
             McpAccess::All => None,
@@ -234,7 +304,15 @@ impl AgentRuntime {
         };
         for name in listed.into_iter().flatten() {
             if !backends.contains_key(name) {
-                unavailable.insert(name.clone(), "mcp");
+                unavailable.insert(
+                    name.clone(),
+                    Unavailable::new(
+                        "mcp",
+                        format!(
+                            "no registered MCP server offers {name} right now; use another tool"
+                        ),
+                    ),
+                );
             }
         }
         let catalogue = Catalogue::new(specs).map_err(|message| Error::Agent {

@@ -108,11 +108,13 @@ impl Engine {
             let mut runtime = AgentRuntime::build(agent)?;
             runtime.secrets.extend(servers.secrets.iter().cloned());
             runtime.rebuild(&tools)?;
-            for (tool, backend) in &runtime.view().unavailable {
+            for (tool, unavailable) in &runtime.view().unavailable {
                 tracing::warn!(
                     agent = %runtime.key,
                     tool = %tool,
-                    "no '{backend}' backend here serves this tool; calls of it answer NO_RESULT"
+                    "no '{}' backend here serves this tool; calls of it answer NO_RESULT: {}",
+                    unavailable.backend,
+                    unavailable.why
                 );
             }
             agents.insert(runtime.key.clone(), Arc::new(runtime));
@@ -503,6 +505,8 @@ impl Engine {
                     )
                     .await
             }
+            Backend::Code(code) => code.run(arguments, &agent.egress).await,
+            Backend::Analysis => crate::analysis::run(arguments).await,
         };
         self.metrics
             .backend(backend.name(), started.elapsed().as_secs_f64());
@@ -594,20 +598,10 @@ fn no_result(name: &str) -> Observation {
 fn refusal(view: &View, request: &CallRequest, evaluation: &Evaluation) -> Observation {
     let code = evaluation.code.unwrap_or(Code::DeniedByPolicy);
     if code == Code::ToolNotFound
-        && let Some(backend) = view.unavailable.get(&request.name)
+        && let Some(unavailable) = view.unavailable.get(&request.name)
     {
         let mut o = no_result(&request.name);
-        o.remediation = Some(if *backend == "mcp" {
-            format!(
-                "no registered MCP server offers {} right now; use another tool",
-                request.name
-            )
-        } else {
-            format!(
-                "{} is a '{backend}' tool, which this Purko does not serve yet; use another tool",
-                request.name
-            )
-        });
+        o.remediation = Some(unavailable.why.clone());
         return o.with_decision(evaluation.decision_id.clone());
     }
     let status = match code {

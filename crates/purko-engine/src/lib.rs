@@ -1,8 +1,10 @@
 #![doc = include_str!("../README.md")]
 
 mod agent;
+mod analysis;
 mod approvals;
 mod clock;
+mod code;
 mod engine;
 mod error;
 mod metrics;
@@ -10,9 +12,11 @@ mod observe;
 mod once;
 mod servers;
 
-pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES, McpServers, View};
+pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES, McpServers, Unavailable, View};
+pub use analysis::STATIC_ANALYSIS;
 pub use approvals::{AskFuture, Asker, WaitingFuture};
 pub use clock::now_ms;
+pub use code::{CODE_TOOLS, CodeTool, rejected};
 pub use engine::{CallRequest, Engine, EngineOptions};
 pub use error::{Error, Result};
 pub use metrics::Metrics;

@@ -50,6 +50,7 @@ fn main() {
             network_access: false,
             writable_paths: vec![PathBuf::from("/tmp")],
         },
+        ..CodeExecution::default()
     };
     let host = Host::probe();
     let plan = Plan::new(&config, Language::Python, &host, Weaker::Refuse).expect("a plan");

@@ -4,6 +4,7 @@ mod error;
 mod host;
 mod landlock;
 mod launch;
+mod observe;
 mod outcome;
 mod plan;
 mod proxy;

@@ -2,6 +2,7 @@
 
 mod approvals;
 mod calls;
+mod code;
 mod codes;
 mod idempotency;
 mod support;

@@ -13,6 +13,7 @@ pub fn config(seconds: u64, output: u64, writable: &[&str], network: bool) -> Co
             network_access: network,
             writable_paths: writable.iter().map(PathBuf::from).collect(),
         },
+        ..CodeExecution::default()
     }
 }
 
