@@ -62,6 +62,9 @@ async fn medians(client: &RunningService<RoleClient, ()>) -> f64 {
     times[CALLS / 2].as_secs_f64() * 1e6
 }
 
+/// One line of medians. `front` is the client over streamable HTTP through `purko serve` to the
+/// stdio upstream, against the client calling that upstream directly over stdio: what Purko's
+/// HTTP side adds without the npm server's own HTTP in the picture.
 fn report(transport: &str, direct: f64, purko: f64) {
     eprintln!(
         "{transport:<6} direct {direct:8.1} µs   through purko {purko:8.1} µs   added {:7.1} µs   ratio {:.2}",
@@ -411,8 +414,37 @@ async fn stdio(purko: &str, manifest: &Path, work: &Path) {
     let d = medians(&direct).await;
     let p = medians(&through).await;
     report("stdio", d, p);
-    let _ = direct.cancel().await;
     let _ = through.cancel().await;
+
+    // Purko's HTTP front alone: the client over streamable HTTP to `purko serve`, whose
+    // upstream is the same stdio server, against the stdio client calling it directly.
+    let port = free_port();
+    let _serve = tokio::process::Command::new(purko)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .arg(manifest)
+        .env("PURKO_HOME", work.join("front-state"))
+        .env("PURKO_LOG", "error")
+        .env("PURKO_AGENT_TOKEN", "bench-agent")
+        .env("PURKO_OPERATOR_TOKEN", "bench-operator")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("purko serve");
+    wait_for_port(port).await;
+    let config = StreamableHttpClientTransportConfig::with_uri(format!(
+        "http://127.0.0.1:{port}/mcp/bench/bench"
+    ))
+    .auth_header("bench-agent");
+    let front =
+        ().serve(StreamableHttpClientTransport::with_client(pooled(), config))
+            .await
+            .expect("purko over HTTP");
+    let d = medians(&direct).await;
+    let p = medians(&front).await;
+    report("front", d, p);
+    let _ = front.cancel().await;
+    let _ = direct.cancel().await;
 }
 
 /// The median `tools/call` directly and through `purko serve`'s gateway, over streamable HTTP
@@ -439,7 +471,7 @@ spec:
   transport: http
   url: 'http://127.0.0.1:{upstream_port}/mcp'
   catalogue:
-echo: {{read_only: true}}
+    echo: {{read_only: true}}
 ---
 apiVersion: purko.io/v1alpha1
 kind: Agent

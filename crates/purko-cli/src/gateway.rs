@@ -20,7 +20,7 @@ pub fn gateway(args: &GatewayArgs) -> Result<(), Failure> {
     }
     let env = Environment::from_process();
     let manifests = start::manifests(&args.manifests)?;
-    let runtime = start::runtime()?;
+    let runtime = start::runtime(start::Threads::One)?;
     let result = runtime.block_on(run(args, env, manifests));
     // Upstream MCP servers and a call still waiting for a person must not hold the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));

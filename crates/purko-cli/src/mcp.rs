@@ -22,7 +22,7 @@ pub fn mcp(args: &McpArgs) -> Result<(), Failure> {
             1,
         )
     })?;
-    let runtime = start::runtime()?;
+    let runtime = start::runtime(start::Threads::One)?;
     let result = runtime.block_on(run(env, &manifests, &agent, workdir));
     // Upstream MCP servers must not hold the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));

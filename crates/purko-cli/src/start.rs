@@ -32,17 +32,29 @@ pub fn manifests(paths: &[PathBuf]) -> Result<Manifests, Failure> {
     purko_config::load(paths).map_err(|e| Failure::new(e.to_string(), e.hint(), 1))
 }
 
-pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Failure::new(
-                format!("cannot start the runtime: {e}"),
-                "check the machine's thread and file limits",
-                1,
-            )
-        })
+/// How many threads a command's runtime runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// One client on standard input and output: one thread, so a call never waits for a wake-up
+    /// on another core (blocking work still goes to tokio's blocking pool, the store's writes
+    /// to its own thread).
+    One,
+    /// A server of many clients: a thread per core.
+    PerCore,
+}
+
+pub fn runtime(threads: Threads) -> Result<tokio::runtime::Runtime, Failure> {
+    let mut builder = match threads {
+        Threads::One => tokio::runtime::Builder::new_current_thread(),
+        Threads::PerCore => tokio::runtime::Builder::new_multi_thread(),
+    };
+    builder.enable_all().build().map_err(|e| {
+        Failure::new(
+            format!("cannot start the runtime: {e}"),
+            "check the machine's thread and file limits",
+            1,
+        )
+    })
 }
 
 /// The engine over the store in the state folder; it starts the registered MCP servers.

@@ -222,7 +222,10 @@ impl Engine {
         asker: Option<Arc<dyn Asker>>,
     ) -> Result<Observation> {
         let engine = Arc::clone(self);
-        tokio::spawn(async move { engine.pipeline(request, asker.as_deref()).await })
+        // Boxed before it is spawned: the pipeline's state machine is large, and every move of
+        // an unboxed future on its way into the task copies all of it.
+        let pipeline = Box::pin(async move { engine.pipeline(request, asker.as_deref()).await });
+        tokio::spawn(pipeline)
             .await
             .map_err(|e| Error::Interrupted(e.to_string()))?
     }

@@ -281,7 +281,9 @@ impl ServerHandler for Gateway {
         } else {
             None
         };
-        match self.engine.call_with_asker(call, asker).await {
+        // Boxed: rmcp moves this handler's future into a task of its own, and the engine's
+        // future is large.
+        match Box::pin(self.engine.call_with_asker(call, asker)).await {
             Ok(observation) => {
                 if modern
                     && elicit

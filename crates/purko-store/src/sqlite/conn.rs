@@ -183,7 +183,8 @@ pub(crate) fn open_writer(ctx: &Ctx) -> Result<Connection> {
     }
     conn.execute_batch(
         "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;
-         PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;",
+         PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;
+         PRAGMA cache_size = -1024;",
     )
     .map_err(|e| ctx.err(e))?;
     migrate(ctx, &conn)?;
@@ -193,7 +194,7 @@ pub(crate) fn open_writer(ctx: &Ctx) -> Result<Connection> {
 /// Opens a connection for reads only.
 pub(crate) fn open_reader(ctx: &Ctx) -> Result<Connection> {
     let conn = connect(ctx, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
-    conn.execute_batch("PRAGMA query_only = ON;")
+    conn.execute_batch("PRAGMA query_only = ON; PRAGMA cache_size = -512;")
         .map_err(|e| ctx.err(e))?;
     Ok(conn)
 }
