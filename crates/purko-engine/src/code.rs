@@ -70,6 +70,38 @@ impl CodeTool {
         spec
     }
 
+    /// The pre-execution check of the call's program: `Some` (`CODE_REJECTED` with the hits)
+    /// when it may not run. The pipeline asks this before a person is asked to approve the call,
+    /// and the run asks again.
+    pub async fn check(&self, arguments: &Value) -> Option<Observation> {
+        let language = match arguments.get("language").and_then(Value::as_str) {
+            Some("python") => CodeLanguage::Python,
+            Some("bash") => CodeLanguage::Bash,
+            _ => return None,
+        };
+        let program = arguments
+            .get("code")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let list = self.config.check.clone();
+        // Parsing is CPU work: off the runtime's threads.
+        match tokio::task::spawn_blocking(move || purko_analysis::check(&program, language, &list))
+            .await
+        {
+            Ok(verdict) if verdict.allows() => None,
+            Ok(verdict) => Some(rejected(&verdict)),
+            Err(e) => {
+                tracing::error!("the pre-execution check failed: {e}");
+                Some(Observation::error(
+                    Code::Internal,
+                    "the code could not be checked, so it was not run",
+                    "try again; if it fails the same way, tell the operator",
+                ))
+            }
+        }
+    }
+
     /// Runs the call's program. The arguments were validated against [`CodeTool::spec`]'s
     /// schema; what the sandbox cannot run is an observation, never an error.
     pub async fn run(&self, arguments: &Value, egress: &Egress) -> Observation {
@@ -95,23 +127,8 @@ impl CodeTool {
                 );
             }
         };
-        let list = self.config.check.clone();
-        let program = code.to_owned();
-        let verdict = tokio::task::spawn_blocking(move || {
-            purko_analysis::check(&program, code_language(language), &list)
-        })
-        .await;
-        match verdict {
-            Ok(verdict) if verdict.allows() => {}
-            Ok(verdict) => return rejected(&verdict),
-            Err(e) => {
-                tracing::error!("the pre-execution check failed: {e}");
-                return Observation::error(
-                    Code::Internal,
-                    "the code could not be checked, so it was not run",
-                    "try again; if it fails the same way, tell the operator",
-                );
-            }
+        if let Some(rejected) = self.check(arguments).await {
+            return rejected;
         }
         let egress = (plan.network == Network::Proxied).then_some(egress);
         match purko_sandbox::run(&plan, code, egress).await {
@@ -148,13 +165,6 @@ pub fn rejected(verdict: &Verdict) -> Observation {
         "rewrite the code without the APIs listed in hits (line, api, why) and call again; comments do not switch the check off",
     )
     .with_observation(json!({ "hits": verdict.hits }))
-}
-
-fn code_language(language: Language) -> CodeLanguage {
-    match language {
-        Language::Python => CodeLanguage::Python,
-        Language::Bash => CodeLanguage::Bash,
-    }
 }
 
 fn word(language: Language) -> &'static str {

@@ -288,9 +288,20 @@ impl Engine {
         }
 
         self.store.record_decision(&record(None)).await?;
-        // Before anyone is asked: a person should never approve a call that cannot run.
+        // Before anyone is asked: a person should never approve a call that cannot run (a
+        // refused destination here, code the pre-execution check refuses below).
         if let Some(blocked) = self.egress(&agent, &evaluation).await {
             let observation = blocked.with_decision(evaluation.decision_id.clone());
+            let outcome = Self::outcome(&observation, started, None);
+            self.store
+                .record_outcome(&evaluation.decision_id, &outcome)
+                .await?;
+            return Ok(self.finish(observation));
+        }
+        if let Some(Backend::Code(code)) = view.backends.get(&request.name)
+            && let Some(rejected) = code.check(&request.arguments).await
+        {
+            let observation = rejected.with_decision(evaluation.decision_id.clone());
             let outcome = Self::outcome(&observation, started, None);
             self.store
                 .record_outcome(&evaluation.decision_id, &outcome)

@@ -26,14 +26,45 @@ pub fn observe(mut observation: Observation, secrets: &[String], max_bytes: usiz
     observation
 }
 
+/// Secrets shorter than this are replaced only where they stand alone (not inside a longer
+/// word): a one-letter "credential" would otherwise mangle every word that holds the letter.
+const SHORT_SECRET: usize = 8;
+
 /// Replaces each secret in `text`.
 pub fn redact(text: &str, secrets: &[String]) -> String {
     let mut out = text.to_owned();
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        if out.contains(secret.as_str()) {
-            out = out.replace(secret.as_str(), REDACTED);
+        if !out.contains(secret.as_str()) {
+            continue;
         }
+        out = if secret.len() >= SHORT_SECRET {
+            out.replace(secret.as_str(), REDACTED)
+        } else {
+            replace_standalone(&out, secret)
+        };
     }
+    out
+}
+
+/// `text` with every occurrence of `secret` that no letter or digit touches replaced.
+fn replace_standalone(text: &str, secret: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices(secret) {
+        if at < last {
+            continue;
+        }
+        let before = text[..at].chars().next_back();
+        let after = text[at + secret.len()..].chars().next();
+        if word(before) || word(after) {
+            continue;
+        }
+        out.push_str(&text[last..at]);
+        out.push_str(REDACTED);
+        last = at + secret.len();
+    }
+    out.push_str(&text[last..]);
     out
 }
 
@@ -93,6 +124,16 @@ mod tests {
             Some(json!({"echo": ["Bearer [redacted]", {"k": "[redacted]!"}]}))
         );
         assert_eq!(o.message.as_deref(), Some("token [redacted] refused"));
+    }
+
+    #[test]
+    fn a_short_secret_is_redacted_where_it_stands_alone_not_inside_words() {
+        let secrets = ["x".to_owned()];
+        assert_eq!(
+            redact("The code exited: token=x, x", &secrets),
+            "The code exited: token=[redacted], [redacted]"
+        );
+        assert_eq!(redact("xx x", &secrets), "xx [redacted]");
     }
 
     #[test]

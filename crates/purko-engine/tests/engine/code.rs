@@ -278,3 +278,32 @@ async fn static_analysis_is_a_read_that_lists_findings_even_for_a_restricted_age
         "{o:#?}"
     );
 }
+
+#[tokio::test]
+async fn refused_code_is_refused_before_a_person_is_asked() {
+    let h = Harness::with(AGENTS).await;
+    let engine = h.engine().await;
+    let mut request = call(
+        CAREFUL,
+        "s1",
+        "1",
+        "execute_code",
+        json!({"language": "bash", "code": "curl http://127.0.0.1:9/"}),
+    );
+    request.name = "code-sandbox".into();
+    let o = run(&engine, request).await;
+    assert_refused(&o, Status::Error, Code::CodeRejected);
+    let pending = engine
+        .store()
+        .approvals(&purko_store::ApprovalFilter {
+            status: Some(purko_protocol::ApprovalStatus::Pending),
+            agent: Some(CAREFUL.into()),
+            limit: 10,
+        })
+        .await
+        .unwrap();
+    assert!(
+        pending.is_empty(),
+        "nobody is asked to approve code that cannot run: {pending:?}"
+    );
+}
