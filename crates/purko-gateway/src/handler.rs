@@ -96,7 +96,7 @@ impl Gateway {
     /// Serves MCP on this process's standard input and output until the client closes stdin.
     pub async fn serve_stdio(self) -> Result<()> {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(crate::stdio::transport())
             .await
             .map_err(|e| Error::Transport(e.to_string()))?;
         running

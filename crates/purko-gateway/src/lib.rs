@@ -7,6 +7,7 @@ mod handler;
 mod http;
 mod listing;
 mod result;
+mod stdio;
 
 pub use drafting::{CLASSIFY_PROMPT, Drafting};
 pub use error::{Error, Result};

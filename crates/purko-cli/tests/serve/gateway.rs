@@ -443,3 +443,55 @@ fn over_streamable_http_the_client_person_approves_through_elicitation() {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), mode);
     }
 }
+
+/// Node (Claude Desktop is an Electron app) gives its children socket pairs, not pipes, for
+/// standard input and output: the gateway drives those on its runtime too.
+#[test]
+fn started_by_node_on_socket_pairs_the_gateway_answers_a_read() {
+    let _ = peers();
+    let scratch = Scratch::new("gateway-node");
+    let files = files(&scratch);
+    let manifest = manifests(&scratch, &files);
+    let script = r"
+const { spawn } = require('child_process');
+const [purko, manifest, home, path] = process.argv.slice(1);
+const child = spawn(purko, ['gateway', '--stdio', '--agent', 'test/reader', manifest],
+  { env: { ...process.env, PURKO_HOME: home }, stdio: ['pipe', 'pipe', 'inherit'] });
+const send = (m) => child.stdin.write(JSON.stringify(m) + '\n');
+let buffer = '';
+child.stdout.on('data', (chunk) => {
+  buffer += chunk;
+  let at;
+  while ((at = buffer.indexOf('\n')) >= 0) {
+    const line = buffer.slice(0, at); buffer = buffer.slice(at + 1);
+    const message = JSON.parse(line);
+    if (message.id === 1) {
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call',
+             params: { name: 'read_text_file', arguments: { path } } });
+    } else if (message.id === 2) {
+      console.log(JSON.stringify(message));
+      child.stdin.end();
+    }
+  }
+});
+child.on('exit', (code) => process.exit(code === null ? 3 : 0));
+send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {
+  protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'node', version: '0' } } });
+setTimeout(() => { console.error('no answer in time'); process.exit(4); }, 30000);
+";
+    let output = Command::new("node")
+        .arg("-e")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_purko"))
+        .arg(&manifest)
+        .arg(scratch.home())
+        .arg(files.join("hello.txt"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    let answer: Value = serde_json::from_str(stdout.trim()).expect("one JSON answer");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(text(&answer).contains("hello from the disk"), "{answer}");
+}
