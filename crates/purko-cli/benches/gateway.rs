@@ -83,19 +83,8 @@ async fn throughput(purko: &str, manifest: &Path, work: &Path) {
     const CLIENTS: usize = 16;
     const SECONDS: u64 = 10;
     let port = free_port();
-    let serve = tokio::process::Command::new(purko)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .arg(manifest)
-        .env("PURKO_HOME", work.join("load-state"))
-        .env("PURKO_LOG", "error")
-        .env("PURKO_AGENT_TOKEN", "bench-agent")
-        .env("PURKO_OPERATOR_TOKEN", "bench-operator")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("purko serve");
-    let pid = serve.id().expect("a pid");
+    let server = serve(purko, manifest, &work.join("load-state"), port);
+    let pid = server.id().expect("a pid");
     wait_for_port(port).await;
     let http = pooled();
     let url = format!("http://127.0.0.1:{port}/mcp/bench/bench");
@@ -295,6 +284,22 @@ spec:
     );
 }
 
+/// `purko serve` on `port` with the bench's tokens, killed when dropped.
+fn serve(purko: &str, manifest: &Path, state: &Path, port: u16) -> tokio::process::Child {
+    tokio::process::Command::new(purko)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .arg(manifest)
+        .env("PURKO_HOME", state)
+        .env("PURKO_LOG", "error")
+        .env("PURKO_AGENT_TOKEN", "bench-agent")
+        .env("PURKO_OPERATOR_TOKEN", "bench-operator")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("purko serve")
+}
+
 async fn wait_for_port(port: u16) {
     let deadline = Instant::now() + Duration::from_mins(1);
     while tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -419,18 +424,7 @@ async fn stdio(purko: &str, manifest: &Path, work: &Path) {
     // Purko's HTTP front alone: the client over streamable HTTP to `purko serve`, whose
     // upstream is the same stdio server, against the stdio client calling it directly.
     let port = free_port();
-    let _serve = tokio::process::Command::new(purko)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .arg(manifest)
-        .env("PURKO_HOME", work.join("front-state"))
-        .env("PURKO_LOG", "error")
-        .env("PURKO_AGENT_TOKEN", "bench-agent")
-        .env("PURKO_OPERATOR_TOKEN", "bench-operator")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("purko serve");
+    let _serve = serve(purko, manifest, &work.join("front-state"), port);
     wait_for_port(port).await;
     let config = StreamableHttpClientTransportConfig::with_uri(format!(
         "http://127.0.0.1:{port}/mcp/bench/bench"
@@ -484,18 +478,7 @@ spec:
     .expect("a manifest");
     wait_for_port(upstream_port).await;
     let purko_port = free_port();
-    let _serve = tokio::process::Command::new(purko)
-        .args(["serve", "--listen", &format!("127.0.0.1:{purko_port}")])
-        .arg(&over_http)
-        .env("PURKO_HOME", work.join("http-state"))
-        .env("PURKO_LOG", "error")
-        .env("PURKO_AGENT_TOKEN", "bench-agent")
-        .env("PURKO_OPERATOR_TOKEN", "bench-operator")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("purko serve");
+    let _serve = serve(purko, &over_http, &work.join("http-state"), purko_port);
     wait_for_port(purko_port).await;
     let direct = ()
         .serve(StreamableHttpClientTransport::with_client(

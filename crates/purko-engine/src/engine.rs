@@ -289,37 +289,33 @@ impl Engine {
 
         self.store.record_decision(&record(None)).await?;
         // Before anyone is asked: a person should never approve a call that cannot run (a
-        // refused destination here, code the pre-execution check refuses below).
-        if let Some(blocked) = self.egress(&agent, &evaluation).await {
-            let observation = blocked.with_decision(evaluation.decision_id.clone());
-            let outcome = Self::outcome(&observation, started, None);
-            self.store
-                .record_outcome(&evaluation.decision_id, &outcome)
-                .await?;
-            return Ok(self.finish(observation));
-        }
-        if let Some(Backend::Code(code)) = view.backends.get(&request.name)
-            && let Some(rejected) = code.check(&request.arguments).await
+        // refused destination, code the pre-execution check refuses).
+        let mut unrunnable = self.egress(&agent, &evaluation).await;
+        if unrunnable.is_none()
+            && let Some(Backend::Code(code)) = view.backends.get(&request.name)
         {
-            let observation = rejected.with_decision(evaluation.decision_id.clone());
-            let outcome = Self::outcome(&observation, started, None);
-            self.store
-                .record_outcome(&evaluation.decision_id, &outcome)
-                .await?;
-            return Ok(self.finish(observation));
+            unrunnable = code.check(&request.arguments).await;
         }
         let mut approval = None;
-        if evaluation.effect == Effect::Ask {
-            match approvals::gate(self, &agent, &request, &evaluation, asker).await? {
-                Gate::Go(approved) => approval = approved,
-                Gate::Stop(observation) => {
-                    let outcome = Self::outcome(&observation, started, None);
-                    self.store
-                        .record_outcome(&evaluation.decision_id, &outcome)
-                        .await?;
-                    return Ok(self.finish(observation));
+        let stopped = match unrunnable {
+            Some(refused) => Some(refused.with_decision(evaluation.decision_id.clone())),
+            None if evaluation.effect == Effect::Ask => {
+                match approvals::gate(self, &agent, &request, &evaluation, asker).await? {
+                    Gate::Go(approved) => {
+                        approval = approved;
+                        None
+                    }
+                    Gate::Stop(observation) => Some(observation),
                 }
             }
+            None => None,
+        };
+        if let Some(observation) = stopped {
+            let outcome = Self::outcome(&observation, started, None);
+            self.store
+                .record_outcome(&evaluation.decision_id, &outcome)
+                .await?;
+            return Ok(self.finish(observation));
         }
         let arguments = approval
             .as_ref()

@@ -12,9 +12,9 @@ use purko_gateway::{CLASSIFY_PROMPT, Drafting};
 use purko_guard::KindsFile;
 use purko_protocol::{DecisionId, Kind, KindSource};
 use purko_store::SqliteStore;
+use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult, GetPromptRequestParams};
 use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -114,15 +114,7 @@ spec:
     async fn connect(&self, engine: &Arc<Engine>, agent: &str) -> RunningService<RoleClient, ()> {
         let agent = self.manifests.agent(agent).unwrap();
         let drafting = Drafting::new(Arc::clone(engine), agent, &self.dir).unwrap();
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
-        tokio::spawn(async move {
-            let running = drafting.serve(server_end).await.unwrap();
-            let _ = running.waiting().await;
-        });
-        tokio::time::timeout(PATIENCE, ().serve(client_end))
-            .await
-            .unwrap()
-            .unwrap()
+        crate::support::connect(drafting, ()).await
     }
 }
 

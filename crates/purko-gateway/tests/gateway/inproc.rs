@@ -15,9 +15,9 @@ use purko_engine::{Engine, EngineOptions};
 use purko_gateway::{Gateway, META_SESSION, META_STEP};
 use purko_protocol::{ApprovalScope, ApprovalStatus};
 use purko_store::{Answer, ApprovalFilter, SqliteStore};
+use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult, MetaObject, RequestMetaObject};
 use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -47,12 +47,7 @@ impl Shop {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        let dir = std::env::temp_dir().join(format!(
-            "purko-gateway-test-{}-{}",
-            std::process::id(),
-            ulid::Ulid::generate()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::support::temp_dir("gateway");
         Self { port, orders, dir }
     }
 
@@ -115,15 +110,7 @@ impl Drop for Shop {
 /// An rmcp client connected to a gateway for `agent` over an in-memory pipe.
 async fn connect(engine: &Arc<Engine>, agent: &str) -> RunningService<RoleClient, ()> {
     let gateway = Gateway::new(Arc::clone(engine), agent).unwrap();
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let running = gateway.serve(server_end).await.unwrap();
-        let _ = running.waiting().await;
-    });
-    tokio::time::timeout(PATIENCE, ().serve(client_end))
-        .await
-        .unwrap()
-        .unwrap()
+    crate::support::connect(gateway, ()).await
 }
 
 fn params(name: &str, arguments: &Value, step: Option<&str>) -> CallToolRequestParams {

@@ -12,4 +12,5 @@
 mod drafting;
 mod inproc;
 mod notify;
+mod support;
 mod upstreams;

@@ -16,7 +16,7 @@ use rmcp::model::{
     RequestMetaObject,
 };
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -56,12 +56,7 @@ impl Desk {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        let dir = std::env::temp_dir().join(format!(
-            "purko-notify-test-{}-{}",
-            std::process::id(),
-            ulid::Ulid::generate()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::support::temp_dir("notify");
         let path = dir.join("agents.yaml");
         std::fs::write(
             &path,
@@ -104,16 +99,8 @@ spec:
         mpsc::UnboundedReceiver<String>,
     ) {
         let gateway = Gateway::new(Arc::clone(&self.engine), agent).unwrap();
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
-        tokio::spawn(async move {
-            let running = gateway.serve(server_end).await.unwrap();
-            let _ = running.waiting().await;
-        });
         let (heard, hear) = mpsc::unbounded_channel();
-        let client = tokio::time::timeout(PATIENCE, Listener { heard }.serve(client_end))
-            .await
-            .unwrap()
-            .unwrap();
+        let client = crate::support::connect(gateway, Listener { heard }).await;
         (client, hear)
     }
 }

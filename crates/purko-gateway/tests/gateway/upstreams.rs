@@ -12,7 +12,7 @@ use purko_gateway::Gateway;
 use purko_store::SqliteStore;
 use rmcp::model::{ErrorCode, GetPromptRequestParams, ReadResourceRequestParams};
 use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceError, ServiceExt};
+use rmcp::{RoleClient, ServiceError};
 use serde_json::json;
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -36,11 +36,7 @@ struct Upstreams {
 
 impl Upstreams {
     async fn start() -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "purko-upstreams-test-{}-{}",
-            std::process::id(),
-            ulid::Ulid::generate()
-        ));
+        let dir = crate::support::temp_dir("upstreams");
         std::fs::create_dir_all(dir.join("files")).unwrap();
         let everything = peer("server-everything");
         let path = dir.join("manifests.yaml");
@@ -93,15 +89,7 @@ spec:
 
     async fn connect(&self, agent: &str) -> RunningService<RoleClient, ()> {
         let gateway = Gateway::new(Arc::clone(&self.engine), agent).unwrap();
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
-        tokio::spawn(async move {
-            let running = gateway.serve(server_end).await.unwrap();
-            let _ = running.waiting().await;
-        });
-        tokio::time::timeout(PATIENCE, ().serve(client_end))
-            .await
-            .unwrap()
-            .unwrap()
+        crate::support::connect(gateway, ()).await
     }
 }
 
