@@ -74,6 +74,7 @@ pub fn exec(args: &ExecArgs) -> Result<bool, Failure> {
             max_output_bytes: args.max_output,
             network_access: args.network,
             writable_paths: args.writable.clone(),
+            accept_weaker: args.accept_weaker_sandbox,
         },
         ..CodeExecution::default()
     };

@@ -209,6 +209,11 @@ pub struct Sandbox {
     pub network_access: bool,
     #[serde(default)]
     pub writable_paths: Vec<PathBuf>,
+    /// Run where the kernel lacks Landlock or seccomp, with the remaining layers (the operator's
+    /// explicit choice; the missing layers are logged at each run). Without it such a kernel
+    /// refuses every run. User namespaces are never optional.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub accept_weaker: bool,
 }
 
 impl Default for Sandbox {
@@ -218,6 +223,7 @@ impl Default for Sandbox {
             max_output_bytes: default_output_bytes(),
             network_access: false,
             writable_paths: Vec::new(),
+            accept_weaker: false,
         }
     }
 }

@@ -11,7 +11,7 @@ use purko_analysis::{CodeLanguage, Verdict};
 use purko_config::{CodeExecution, Language};
 use purko_http::Egress;
 use purko_protocol::{Code, Marks, Observation, ToolSpec};
-use purko_sandbox::{Host, Network, Plan, Weaker};
+use purko_sandbox::{Host, Layer, Network, Plan, Weaker};
 use serde_json::{Value, json};
 
 /// The names seed 000 gives the code tool.
@@ -117,8 +117,27 @@ impl CodeTool {
                 );
             }
         };
-        let plan = match Plan::new(&self.config, language, host(), Weaker::Refuse) {
-            Ok(plan) => plan,
+        let weaker = if self.config.sandbox.accept_weaker {
+            Weaker::Accept
+        } else {
+            Weaker::Refuse
+        };
+        let plan = match Plan::new(&self.config, language, host(), weaker) {
+            Ok(plan) => {
+                let missing: Vec<String> = plan
+                    .missing
+                    .iter()
+                    .filter(|l| **l != Layer::Cgroup)
+                    .map(ToString::to_string)
+                    .collect();
+                if !missing.is_empty() {
+                    tracing::warn!(
+                        "running code without {} (accepted in codeExecution.sandbox.acceptWeaker)",
+                        missing.join(", ")
+                    );
+                }
+                plan
+            }
             Err(e) => {
                 return Observation::error(
                     Code::UpstreamUnavailable,

@@ -49,6 +49,7 @@ fn main() {
             max_output_bytes: 10_000,
             network_access: false,
             writable_paths: vec![PathBuf::from("/tmp")],
+            accept_weaker: false,
         },
         ..CodeExecution::default()
     };

@@ -41,7 +41,10 @@ metadata: {name: careful, namespace: test}
 spec:
   autonomyLevel: supervised
   runtime:
-    codeExecution: {enabled: true}
+    codeExecution:
+      enabled: true
+      # This kernel has every layer; the choice only matters where one is missing.
+      sandbox: {acceptWeaker: true}
   tools:
     - {name: code-sandbox, type: function}
 ---

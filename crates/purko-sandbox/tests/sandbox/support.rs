@@ -12,6 +12,7 @@ pub fn config(seconds: u64, output: u64, writable: &[&str], network: bool) -> Co
             max_output_bytes: output,
             network_access: network,
             writable_paths: writable.iter().map(PathBuf::from).collect(),
+            accept_weaker: false,
         },
         ..CodeExecution::default()
     }
