@@ -64,7 +64,8 @@ async fn medians(client: &RunningService<RoleClient, ()>) -> f64 {
 
 /// One line of medians. `front` is the client over streamable HTTP through `purko serve` to the
 /// stdio upstream, against the client calling that upstream directly over stdio: what Purko's
-/// HTTP side adds without the npm server's own HTTP in the picture.
+/// HTTP side adds without the npm server's own HTTP in the picture (the HTTP client's own cost
+/// included). `front-session` is the same on a 2025-11-25 session spoken with plain requests.
 fn report(transport: &str, direct: f64, purko: f64) {
     eprintln!(
         "{transport:<6} direct {direct:8.1} µs   through purko {purko:8.1} µs   added {:7.1} µs   ratio {:.2}",
@@ -438,6 +439,22 @@ async fn stdio(purko: &str, manifest: &Path, work: &Path) {
     let p = medians(&front).await;
     report("front", d, p);
     let _ = front.cancel().await;
+    // The same with a 2025-11-25 session (the path older clients take), spoken plainly.
+    let session = RawSession::open(
+        &pooled(),
+        &format!("http://127.0.0.1:{port}/mcp/bench/bench"),
+    )
+    .await;
+    let mut times = Vec::with_capacity(CALLS);
+    for n in 0..(WARM_UP + CALLS) as u64 {
+        let started = Instant::now();
+        session.echo(n).await;
+        if n >= WARM_UP as u64 {
+            times.push(started.elapsed());
+        }
+    }
+    times.sort();
+    report("front-session", d, times[CALLS / 2].as_secs_f64() * 1e6);
     let _ = direct.cancel().await;
 }
 
