@@ -10,7 +10,6 @@ use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use purko_analysis::CodeLanguage;
 use purko_config::{CodeExecution, Language, Sandbox};
 use purko_http::Egress;
 use purko_sandbox::{Host, Outcome, Plan, Weaker};
@@ -78,11 +77,7 @@ pub fn exec(args: &ExecArgs) -> Result<bool, Failure> {
         },
         ..CodeExecution::default()
     };
-    let weaker = if args.accept_weaker_sandbox {
-        Weaker::Accept
-    } else {
-        Weaker::Refuse
-    };
+    let weaker = Weaker::accepted(args.accept_weaker_sandbox);
     let plan = Plan::new(&config, language, &Host::probe(), weaker).map_err(|e| {
         Failure::new(
             e.to_string(),
@@ -90,25 +85,14 @@ pub fn exec(args: &ExecArgs) -> Result<bool, Failure> {
             1,
         )
     })?;
-    let weakened: Vec<String> = plan
-        .missing
-        .iter()
-        .filter(|l| **l != purko_sandbox::Layer::Cgroup)
-        .map(ToString::to_string)
-        .collect();
-    if !weakened.is_empty() {
+    if let Some(weakened) = plan.weakened() {
         let _ = writeln!(
             std::io::stderr(),
-            "warning: running without {} (accepted with --accept-weaker-sandbox)",
-            weakened.join(", ")
+            "warning: running without {weakened} (accepted with --accept-weaker-sandbox)"
         );
     }
     if !args.no_check {
-        let language = match language {
-            Language::Python => CodeLanguage::Python,
-            Language::Bash => CodeLanguage::Bash,
-        };
-        let verdict = purko_analysis::check(&code, language, &config.check);
+        let verdict = purko_analysis::check(&code, language.into(), &config.check);
         if !verdict.allows() {
             let observation = purko_engine::rejected(&verdict);
             let text = match args.format {

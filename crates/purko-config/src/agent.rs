@@ -193,6 +193,34 @@ pub enum Language {
     Bash,
 }
 
+impl Language {
+    /// The language as manifests and tool arguments spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Bash => "bash",
+        }
+    }
+
+    /// The language as tool arguments spell it, if it is one.
+    pub fn parse(word: &str) -> Option<Language> {
+        match word {
+            "python" => Some(Language::Python),
+            "bash" => Some(Language::Bash),
+            _ => None,
+        }
+    }
+}
+
+impl From<Language> for purko_analysis::CodeLanguage {
+    fn from(language: Language) -> Self {
+        match language {
+            Language::Python => purko_analysis::CodeLanguage::Python,
+            Language::Bash => purko_analysis::CodeLanguage::Bash,
+        }
+    }
+}
+
 /// `spec.runtime.codeExecution.sandbox`: limits of one run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

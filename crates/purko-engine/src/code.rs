@@ -5,13 +5,13 @@
 //! sandbox is the only place it runs, and the sandbox refuses (with the layer it lacks) rather
 //! than run unconfined.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use purko_analysis::{CodeLanguage, Verdict};
+use purko_analysis::{CheckList, Verdict};
 use purko_config::{CodeExecution, Language};
 use purko_http::Egress;
 use purko_protocol::{Code, Marks, Observation, ToolSpec};
-use purko_sandbox::{Host, Layer, Network, Plan, Weaker};
+use purko_sandbox::{Host, Network, Plan, Weaker};
 use serde_json::{Value, json};
 
 /// The names seed 000 gives the code tool.
@@ -27,16 +27,19 @@ fn host() -> &'static Host {
 #[derive(Debug)]
 pub struct CodeTool {
     config: CodeExecution,
+    /// The agent's check lists, shared with the blocking thread that checks each program.
+    check: Arc<CheckList>,
 }
 
 impl CodeTool {
     pub fn new(config: CodeExecution) -> Self {
-        Self { config }
+        let check = Arc::new(config.check.clone());
+        Self { config, check }
     }
 
     /// The tool as the catalogue lists it: `code` and `language` (one of the enabled ones).
     pub fn spec(&self, name: &str, description: Option<&str>) -> ToolSpec {
-        let languages: Vec<&str> = self.config.languages.iter().map(|l| word(*l)).collect();
+        let languages: Vec<&str> = self.config.languages.iter().map(|l| l.as_str()).collect();
         let mut spec = ToolSpec::new(
             name.to_owned(),
             description.map_or_else(
@@ -71,23 +74,24 @@ impl CodeTool {
     }
 
     /// The pre-execution check of the call's program: `Some` (`CODE_REJECTED` with the hits)
-    /// when it may not run. The pipeline asks this before a person is asked to approve the call,
-    /// and the run asks again.
+    /// when it may not run. Every run asks it; the pipeline asks it first when the call would
+    /// otherwise be put to a person.
     pub async fn check(&self, arguments: &Value) -> Option<Observation> {
-        let language = match arguments.get("language").and_then(Value::as_str) {
-            Some("python") => CodeLanguage::Python,
-            Some("bash") => CodeLanguage::Bash,
-            _ => return None,
-        };
+        let language = arguments
+            .get("language")
+            .and_then(Value::as_str)
+            .and_then(Language::parse)?;
         let program = arguments
             .get("code")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_owned();
-        let list = self.config.check.clone();
+        let list = Arc::clone(&self.check);
         // Parsing is CPU work: off the runtime's threads.
-        match tokio::task::spawn_blocking(move || purko_analysis::check(&program, language, &list))
-            .await
+        match tokio::task::spawn_blocking(move || {
+            purko_analysis::check(&program, language.into(), &list)
+        })
+        .await
         {
             Ok(verdict) if verdict.allows() => None,
             Ok(verdict) => Some(rejected(&verdict)),
@@ -106,34 +110,20 @@ impl CodeTool {
     /// schema; what the sandbox cannot run is an observation, never an error.
     pub async fn run(&self, arguments: &Value, egress: &Egress) -> Observation {
         let code = arguments.get("code").and_then(Value::as_str).unwrap_or("");
-        let language = match arguments.get("language").and_then(Value::as_str) {
-            Some("python") => Language::Python,
-            Some("bash") => Language::Bash,
-            other => {
-                return Observation::error(
-                    Code::ValidationFailed,
-                    format!("language {other:?} is not one this tool runs"),
-                    "call again with language set to one of the tool's enum values",
-                );
-            }
+        let word = arguments.get("language").and_then(Value::as_str);
+        let Some(language) = word.and_then(Language::parse) else {
+            return Observation::error(
+                Code::ValidationFailed,
+                format!("language {word:?} is not one this tool runs"),
+                "call again with language set to one of the tool's enum values",
+            );
         };
-        let weaker = if self.config.sandbox.accept_weaker {
-            Weaker::Accept
-        } else {
-            Weaker::Refuse
-        };
+        let weaker = Weaker::accepted(self.config.sandbox.accept_weaker);
         let plan = match Plan::new(&self.config, language, host(), weaker) {
             Ok(plan) => {
-                let missing: Vec<String> = plan
-                    .missing
-                    .iter()
-                    .filter(|l| **l != Layer::Cgroup)
-                    .map(ToString::to_string)
-                    .collect();
-                if !missing.is_empty() {
+                if let Some(weakened) = plan.weakened() {
                     tracing::warn!(
-                        "running code without {} (accepted in codeExecution.sandbox.acceptWeaker)",
-                        missing.join(", ")
+                        "running code without {weakened} (accepted in codeExecution.sandbox.acceptWeaker)"
                     );
                 }
                 plan
@@ -141,7 +131,7 @@ impl CodeTool {
             Err(e) => {
                 return Observation::error(
                     Code::UpstreamUnavailable,
-                    format!("the sandbox cannot run {} here: {e}", word(language)),
+                    format!("the sandbox cannot run {} here: {e}", language.as_str()),
                     "use another tool; the operator can see what the machine lacks with `purko exec`",
                 );
             }
@@ -184,11 +174,4 @@ pub fn rejected(verdict: &Verdict) -> Observation {
         "rewrite the code without the APIs listed in hits (line, api, why) and call again; comments do not switch the check off",
     )
     .with_observation(json!({ "hits": verdict.hits }))
-}
-
-fn word(language: Language) -> &'static str {
-    match language {
-        Language::Python => "python",
-        Language::Bash => "bash",
-    }
 }

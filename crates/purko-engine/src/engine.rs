@@ -291,7 +291,9 @@ impl Engine {
         // Before anyone is asked: a person should never approve a call that cannot run (a
         // refused destination, code the pre-execution check refuses).
         let mut unrunnable = self.egress(&agent, &evaluation).await;
+        // The run checks the code in any case; here only when a person would be asked.
         if unrunnable.is_none()
+            && evaluation.effect == Effect::Ask
             && let Some(Backend::Code(code)) = view.backends.get(&request.name)
         {
             unrunnable = code.check(&request.arguments).await;

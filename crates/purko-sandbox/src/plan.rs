@@ -24,6 +24,17 @@ pub enum Weaker {
     Accept,
 }
 
+impl Weaker {
+    /// `Accept` when the operator said so (`acceptWeaker`, `--accept-weaker-sandbox`).
+    pub fn accepted(accept: bool) -> Weaker {
+        if accept {
+            Weaker::Accept
+        } else {
+            Weaker::Refuse
+        }
+    }
+}
+
 /// One wall of the sandbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -131,9 +142,9 @@ impl Plan {
             return Err(PlanError::Disabled);
         }
         if !config.languages.contains(&language) {
-            let enabled: Vec<&str> = config.languages.iter().map(|l| name(*l)).collect();
+            let enabled: Vec<&str> = config.languages.iter().map(|l| l.as_str()).collect();
             return Err(PlanError::LanguageNotEnabled {
-                language: name(language).to_owned(),
+                language: language.as_str().to_owned(),
                 enabled: if enabled.is_empty() {
                     "none".to_owned()
                 } else {
@@ -195,19 +206,24 @@ impl Plan {
         })
     }
 
+    /// The walls this plan runs without that the operator had to accept (cgroup limits are
+    /// optional and not among them), for a warning at each run.
+    pub fn weakened(&self) -> Option<String> {
+        let layers: Vec<String> = self
+            .missing
+            .iter()
+            .filter(|l| **l != Layer::Cgroup)
+            .map(ToString::to_string)
+            .collect();
+        (!layers.is_empty()).then(|| layers.join(", "))
+    }
+
     /// The interpreter's path inside (and outside) the sandbox.
     pub fn interpreter(&self) -> &'static str {
         match self.language {
             Language::Python => "/usr/bin/python3",
             Language::Bash => "/usr/bin/bash",
         }
-    }
-}
-
-pub(crate) fn name(language: Language) -> &'static str {
-    match language {
-        Language::Python => "python",
-        Language::Bash => "bash",
     }
 }
 
