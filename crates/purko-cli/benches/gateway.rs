@@ -15,10 +15,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
+use rmcp::model::ProtocolVersion;
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::json;
 
 const CALLS: usize = 3_000;
@@ -62,10 +63,29 @@ async fn medians(client: &RunningService<RoleClient, ()>) -> f64 {
     times[CALLS / 2].as_secs_f64() * 1e6
 }
 
+/// An rmcp client that speaks the newest revision, 2026-07-28 (no session; every request
+/// self-contained), where the server offers it, and the older handshake where it does not: the
+/// same client for both arms of a comparison.
+async fn newest(
+    transport: StreamableHttpClientTransport<reqwest::Client>,
+) -> RunningService<RoleClient, ()> {
+    ().serve_with_lifecycle(
+        transport,
+        ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: None,
+        },
+    )
+    .await
+    .expect("an MCP client")
+}
+
 /// One line of medians. `front` is the client over streamable HTTP through `purko serve` to the
 /// stdio upstream, against the client calling that upstream directly over stdio: what Purko's
 /// HTTP side adds without the npm server's own HTTP in the picture (the HTTP client's own cost
-/// included). `front-session` is the same on a 2025-11-25 session spoken with plain requests.
+/// included). `front-session` is the same on a 2025-11-25 session spoken with plain requests,
+/// `front-plain` on the 2026-07-28 revision spoken with plain requests, and `front-general` the
+/// same requests made to miss Purko's fast path.
 fn report(transport: &str, direct: f64, purko: f64) {
     eprintln!(
         "{transport:<6} direct {direct:8.1} µs   through purko {purko:8.1} µs   added {:7.1} µs   ratio {:.2}",
@@ -190,6 +210,64 @@ impl RawSession {
         let body = answer.bytes().await.expect("a body");
         assert!(succeeded(&body), "{}", String::from_utf8_lossy(&body));
     }
+}
+
+/// Calls on the 2026-07-28 revision, which has no session: every request carries the protocol
+/// version, the client's capabilities and identity in `_meta`, and the routing headers.
+struct Stateless {
+    http: reqwest::Client,
+    url: String,
+    name_header: &'static str,
+}
+
+impl Stateless {
+    const PROTOCOL: &str = "2026-07-28";
+
+    fn new(http: &reqwest::Client, url: &str, name_header: &'static str) -> Self {
+        Self {
+            http: http.clone(),
+            url: url.to_owned(),
+            name_header,
+        }
+    }
+
+    async fn echo(&self, n: u64) {
+        let call = json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {
+            "name": "echo", "arguments": {"message": "hi"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": Self::PROTOCOL,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}}}});
+        let answer = self
+            .http
+            .post(&self.url)
+            .bearer_auth("bench-agent")
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", Self::PROTOCOL)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", self.name_header)
+            .body(call.to_string())
+            .send()
+            .await
+            .expect("tools/call");
+        assert!(answer.status().is_success(), "{answer:?}");
+        let body = answer.bytes().await.expect("a body");
+        assert!(succeeded(&body), "{}", String::from_utf8_lossy(&body));
+    }
+}
+
+async fn stateless_median(client: &Stateless) -> f64 {
+    let mut times = Vec::with_capacity(CALLS);
+    for n in 0..(WARM_UP + CALLS) as u64 {
+        let started = Instant::now();
+        client.echo(n).await;
+        if n >= WARM_UP as u64 {
+            times.push(started.elapsed());
+        }
+    }
+    times.sort();
+    times[CALLS / 2].as_secs_f64() * 1e6
 }
 
 /// Whether an answer is a successful tool result (not a JSON-RPC error, not `isError: true`).
@@ -431,10 +509,7 @@ async fn stdio(purko: &str, manifest: &Path, work: &Path) {
         "http://127.0.0.1:{port}/mcp/bench/bench"
     ))
     .auth_header("bench-agent");
-    let front =
-        ().serve(StreamableHttpClientTransport::with_client(pooled(), config))
-            .await
-            .expect("purko over HTTP");
+    let front = newest(StreamableHttpClientTransport::with_client(pooled(), config)).await;
     let d = medians(&direct).await;
     let p = medians(&front).await;
     report("front", d, p);
@@ -455,6 +530,14 @@ async fn stdio(purko: &str, manifest: &Path, work: &Path) {
     }
     times.sort();
     report("front-session", d, times[CALLS / 2].as_secs_f64() * 1e6);
+    // The newest revision spoken with plain requests, as the Python SDK sends them: once as
+    // sent, and once with the tool's name Base64-encoded in `Mcp-Name`, which Purko leaves to
+    // rmcp's general path (the same call, the same answer): what Purko's fast path saves.
+    let url = format!("http://127.0.0.1:{port}/mcp/bench/bench");
+    let plain = Stateless::new(&pooled(), &url, "echo");
+    report("front-plain", d, stateless_median(&plain).await);
+    let encoded = Stateless::new(&pooled(), &url, "=?base64?ZWNobw==?=");
+    report("front-general", d, stateless_median(&encoded).await);
     let _ = direct.cancel().await;
 }
 
@@ -497,23 +580,18 @@ spec:
     let purko_port = free_port();
     let _serve = serve(purko, &over_http, &work.join("http-state"), purko_port);
     wait_for_port(purko_port).await;
-    let direct = ()
-        .serve(StreamableHttpClientTransport::with_client(
-            pooled(),
-            StreamableHttpClientTransportConfig::with_uri(format!(
-                "http://127.0.0.1:{upstream_port}/mcp"
-            )),
-        ))
-        .await
-        .expect("direct over HTTP");
+    let direct = newest(StreamableHttpClientTransport::with_client(
+        pooled(),
+        StreamableHttpClientTransportConfig::with_uri(format!(
+            "http://127.0.0.1:{upstream_port}/mcp"
+        )),
+    ))
+    .await;
     let config = StreamableHttpClientTransportConfig::with_uri(format!(
         "http://127.0.0.1:{purko_port}/mcp/bench/bench"
     ))
     .auth_header("bench-agent");
-    let through =
-        ().serve(StreamableHttpClientTransport::with_client(pooled(), config))
-            .await
-            .expect("purko over HTTP");
+    let through = newest(StreamableHttpClientTransport::with_client(pooled(), config)).await;
     let d = medians(&direct).await;
     let p = medians(&through).await;
     report("http", d, p);

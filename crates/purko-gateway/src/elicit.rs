@@ -21,10 +21,11 @@ use rmcp::RoleServer;
 use rmcp::model::{
     ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
-    ProgressNotificationParam, ProgressToken,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerJsonRpcMessage,
 };
 use rmcp::service::Peer;
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 
 /// Who answered, as the approval records it.
 pub const BY: &str = "elicitation";
@@ -135,20 +136,42 @@ pub fn answer_of(result: &ElicitResult) -> Answer {
 /// 2025-11-25 and older, when the client can), and sends progress while the call waits (when
 /// the request carried a token).
 pub struct ClientAsker {
-    pub peer: Peer<RoleServer>,
-    pub elicit: bool,
-    pub progress: Option<ProgressToken>,
+    /// The client to put the approval's form to, when it can show one.
+    pub elicit: Option<Peer<RoleServer>>,
+    /// The request's progress token and where its progress goes.
+    pub progress: Option<(ProgressToken, ProgressTo)>,
+}
+
+/// Where a waiting call's progress goes.
+pub enum ProgressTo {
+    /// The client's connection or MCP session.
+    Peer(Peer<RoleServer>),
+    /// The event stream of the HTTP request the call came on (the fast path of `http.rs`).
+    Stream(mpsc::Sender<ServerJsonRpcMessage>),
+}
+
+impl ProgressTo {
+    /// Sends one notification; false once the client is gone.
+    async fn send(&self, progress: ProgressNotificationParam) -> bool {
+        match self {
+            Self::Peer(peer) => peer.notify_progress(progress).await.is_ok(),
+            Self::Stream(events) => {
+                let notification = ProgressNotification::new(progress);
+                events
+                    .send(ServerJsonRpcMessage::notification(notification.into()))
+                    .await
+                    .is_ok()
+            }
+        }
+    }
 }
 
 impl Asker for ClientAsker {
     fn ask<'a>(&'a self, approval: &'a Approval) -> AskFuture<'a> {
         Box::pin(async move {
-            if !self.elicit {
-                return None;
-            }
+            let peer = self.elicit.as_ref()?;
             let left = u64::try_from(approval.expires_at_ms.saturating_sub(now_ms())).ok()?;
-            let answered = self
-                .peer
+            let answered = peer
                 .create_elicitation_with_timeout(form(approval), Some(Duration::from_millis(left)))
                 .await;
             match answered {
@@ -164,7 +187,7 @@ impl Asker for ClientAsker {
 
     fn while_waiting<'a>(&'a self, approval: &'a Approval) -> WaitingFuture<'a> {
         Box::pin(async move {
-            let Some(token) = &self.progress else {
+            let Some((token, to)) = &self.progress else {
                 return std::future::pending().await;
             };
             #[expect(clippy::cast_precision_loss, reason = "seconds of an approval's life")]
@@ -184,7 +207,7 @@ impl Asker for ClientAsker {
                 )
                 .with_total(total)
                 .with_message(waiting_message(approval, now));
-                if self.peer.notify_progress(progress).await.is_err() {
+                if !to.send(progress).await {
                     return;
                 }
             }

@@ -15,16 +15,17 @@ use axum::http::request::Parts;
 use purko_engine::{Asker, CallRequest, Engine, McpServers, View, arguments_digest};
 use purko_protocol::{Observation, Status};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject,
+    ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::elicit::{self, ClientAsker};
+use crate::elicit::{self, ClientAsker, ProgressTo};
 use crate::error::{Error, Result};
 use crate::listing::mcp_tool;
 use crate::result::call_tool_result;
@@ -107,26 +108,20 @@ impl Gateway {
     }
 
     /// The engine's request for one `tools/call`.
-    fn request(
-        &self,
-        params: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> CallRequest {
+    fn request(&self, params: &CallToolRequestParams, incoming: &Incoming) -> CallRequest {
         let meta = |key: &str| -> Option<Value> {
             params
                 .meta
                 .as_ref()
                 .and_then(|m| m.get(key))
-                .or_else(|| context.meta.get(key))
+                .or_else(|| incoming.meta.get(key))
                 .cloned()
         };
         let session = match meta(META_SESSION) {
             Some(Value::String(s)) if !s.is_empty() => s,
-            _ => context
-                .extensions
-                .get::<Parts>()
-                .and_then(|parts| parts.headers.get("mcp-session-id"))
-                .and_then(|v| v.to_str().ok())
+            _ => incoming
+                .session_id
+                .as_ref()
                 .map_or_else(|| self.connection.clone(), |id| format!("mcp-{id}")),
         };
         let counted = self.steps.fetch_add(1, Ordering::Relaxed) + 1;
@@ -203,9 +198,9 @@ impl Gateway {
     }
 
     /// Whether this agent's approvals may be asked through this client.
-    fn may_elicit(&self, context: &RequestContext<RoleServer>) -> bool {
+    fn may_elicit(&self, capabilities: Option<&ClientCapabilities>) -> bool {
         self.engine.agent(&self.agent).is_ok_and(|a| a.elicitation)
-            && elicit::client_can_elicit(context.client_capabilities().as_ref())
+            && elicit::client_can_elicit(capabilities)
     }
 
     /// The `InputRequired` answer for a call whose approval waits, when it still waits.
@@ -216,6 +211,106 @@ impl Gateway {
         let id = observation.approval_id.as_ref()?;
         let approval = self.engine.store().approval(id).await.ok()??;
         Some(elicit::input_required(&approval).into())
+    }
+
+    /// One `tools/call`, from rmcp's handler or straight from the HTTP fast path.
+    pub(crate) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        incoming: Incoming,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut call = self.request(&request, &incoming);
+        let elicit = self.may_elicit(incoming.capabilities.as_ref());
+        let modern = incoming
+            .protocol
+            .as_ref()
+            .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28);
+        let progress = incoming.meta.get_progress_token().zip(incoming.progress);
+        let asker: Option<Arc<dyn Asker>> = if modern {
+            if let Some(state) = &request.request_state {
+                self.resume(state, &request, incoming.stateless, &mut call)
+                    .await?;
+            }
+            if elicit {
+                // The form goes back as the call's answer: the call must not hold.
+                call.wait = Some(false);
+            }
+            progress.map(|progress| -> Arc<dyn Asker> {
+                Arc::new(ClientAsker {
+                    elicit: None,
+                    progress: Some(progress),
+                })
+            })
+        } else if elicit || progress.is_some() {
+            Some(Arc::new(ClientAsker {
+                elicit: incoming.peer.filter(|_| elicit),
+                progress,
+            }))
+        } else {
+            None
+        };
+        // Boxed: callers move this future into tasks of their own, and the engine's future is
+        // large.
+        match Box::pin(self.engine.call_with_asker(call, asker)).await {
+            Ok(observation) => {
+                if modern
+                    && elicit
+                    && let Some(ask) = self.ask_by_input(&observation).await
+                {
+                    return Ok(ask);
+                }
+                Ok(call_tool_result(&observation).into())
+            }
+            Err(e) => {
+                // Purko itself failed (the store, mostly): the model gets a plain error it can
+                // report, the log gets the detail.
+                tracing::error!(agent = %self.agent, tool = %request.name, "the call failed: {e}");
+                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "INTERNAL: Purko could not run the call: {e}\nremediation: {}",
+                    e.hint()
+                ))])
+                .into())
+            }
+        }
+    }
+}
+
+/// What a `tools/call` brings besides its parameters: taken from rmcp's request context, or
+/// read off the HTTP request by the fast path (`http.rs`).
+pub(crate) struct Incoming {
+    /// The request's `_meta` (rmcp moves it out of the parameters into the context).
+    pub meta: RequestMetaObject,
+    /// The `Mcp-Session-Id` header, on HTTP sessions of revisions before 2026-07-28.
+    pub session_id: Option<String>,
+    /// An HTTP request with no MCP session.
+    pub stateless: bool,
+    pub protocol: Option<ProtocolVersion>,
+    pub capabilities: Option<ClientCapabilities>,
+    /// The client, to elicit from on revisions before 2026-07-28; none on the fast path,
+    /// which serves only the 2026-07-28 revision.
+    pub peer: Option<Peer<RoleServer>>,
+    /// Where progress goes while the call waits, when the request carries a progress token.
+    pub progress: Option<ProgressTo>,
+}
+
+impl Incoming {
+    fn of(mut context: RequestContext<RoleServer>) -> Self {
+        let session_id = context
+            .extensions
+            .get::<Parts>()
+            .map(|parts| parts.headers.get("mcp-session-id"));
+        Self {
+            session_id: session_id
+                .flatten()
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            stateless: matches!(session_id, Some(None)),
+            protocol: context.protocol_version(),
+            capabilities: context.client_capabilities(),
+            meta: std::mem::take(&mut context.meta),
+            progress: Some(ProgressTo::Peer(context.peer.clone())),
+            peer: Some(context.peer),
+        }
     }
 }
 
@@ -247,63 +342,7 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut call = self.request(&request, &context);
-        let elicit = self.may_elicit(&context);
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        let progress = context.meta.get_progress_token();
-        let asker: Option<Arc<dyn Asker>> = if modern {
-            if let Some(state) = &request.request_state {
-                let stateless = context
-                    .extensions
-                    .get::<Parts>()
-                    .is_some_and(|parts| !parts.headers.contains_key("mcp-session-id"));
-                self.resume(state, &request, stateless, &mut call).await?;
-            }
-            if elicit {
-                // The form goes back as the call's answer: the call must not hold.
-                call.wait = Some(false);
-            }
-            progress.map(|token| -> Arc<dyn Asker> {
-                Arc::new(ClientAsker {
-                    peer: context.peer.clone(),
-                    elicit: false,
-                    progress: Some(token),
-                })
-            })
-        } else if elicit || progress.is_some() {
-            Some(Arc::new(ClientAsker {
-                peer: context.peer.clone(),
-                elicit,
-                progress,
-            }))
-        } else {
-            None
-        };
-        // Boxed: rmcp moves this handler's future into a task of its own, and the engine's
-        // future is large.
-        match Box::pin(self.engine.call_with_asker(call, asker)).await {
-            Ok(observation) => {
-                if modern
-                    && elicit
-                    && let Some(ask) = self.ask_by_input(&observation).await
-                {
-                    return Ok(ask);
-                }
-                Ok(call_tool_result(&observation).into())
-            }
-            Err(e) => {
-                // Purko itself failed (the store, mostly): the model gets a plain error it can
-                // report, the log gets the detail.
-                tracing::error!(agent = %self.agent, tool = %request.name, "the call failed: {e}");
-                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "INTERNAL: Purko could not run the call: {e}\nremediation: {}",
-                    e.hint()
-                ))])
-                .into())
-            }
-        }
+        self.call(request, Incoming::of(context)).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -1,35 +1,90 @@
-//! The gateway over streamable HTTP, as a tower service `purko serve` mounts per agent. It
-//! keeps rmcp's `Host` check (loopback names only) against DNS rebinding; the bearer token is
-//! checked by the router in front of it.
+//! The gateway over streamable HTTP, as a service `purko serve` mounts per agent. It keeps
+//! rmcp's `Host` check (loopback names only) against DNS rebinding; the bearer token is checked
+//! by the router in front of it.
+//!
+//! rmcp's service runs every request through its own machinery: a serve loop spawned per
+//! stateless request (or the session's worker), then a task for the handler, each a channel hop
+//! away. The common call of the newest revision, a 2026-07-28 `tools/call` (which has no
+//! session), needs none of it: the fast path here answers those after the same checks rmcp
+//! makes, with a JSON answer, or an event stream when the call sends progress first (while it
+//! waits for a person). Everything else goes to rmcp untouched: sessions of older revisions,
+//! `initialize`, lists, prompts, resources, notifications, and any request that is unusual in
+//! any way (rmcp then gives the errors).
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, any};
 use purko_engine::Engine;
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientJsonRpcMessage, ClientRequest, JsonRpcRequest,
+    ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
+};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use crate::error::Result;
-use crate::handler::{Gateway, Listing};
+use tokio::sync::mpsc;
 
-/// The streamable HTTP service of one agent's gateway.
-pub type McpService = StreamableHttpService<Gateway, LocalSessionManager>;
+use crate::elicit::ProgressTo;
+use crate::error::Result;
+use crate::handler::{Gateway, Incoming, Listing};
+
+/// The streamable HTTP service of one agent's gateway, to mount with `nest_service`.
+pub type McpService = MethodRouter;
+
+/// The largest body the fast path reads; rmcp's own limit (4 MiB) holds for the rest, and a
+/// larger call goes to rmcp, which refuses it with its message.
+const FAST_BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// A streamable HTTP service for `agent`; each MCP session gets its own [`Gateway`] (its own
-/// step counter). An unknown agent is an error here.
+/// step counter), and so does each stateless request. An unknown agent is an error here.
 pub fn http_service(engine: Arc<Engine>, agent: &str) -> Result<McpService> {
-    Gateway::new(Arc::clone(&engine), agent)?;
-    let agent = agent.to_owned();
-    let listing = Arc::new(Listing::default());
-    Ok(StreamableHttpService::new(
+    let gateways = Gateways {
+        engine,
+        agent: agent.to_owned(),
+        listing: Arc::new(Listing::default()),
+    };
+    gateways.make()?;
+    let made = gateways.clone();
+    let rmcp = StreamableHttpService::new(
         move || {
-            Gateway::new(Arc::clone(&engine), &agent)
-                .map(|g| g.with_listing(Arc::clone(&listing)))
+            made.make()
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))
         },
         Arc::new(LocalSessionManager::default()),
         config(),
-    ))
+    );
+    Ok(any(handle).with_state(Service {
+        rmcp,
+        gateways: Arc::new(gateways),
+    }))
+}
+
+#[derive(Clone)]
+struct Service {
+    rmcp: StreamableHttpService<Gateway, LocalSessionManager>,
+    gateways: Arc<Gateways>,
+}
+
+/// Makes the gateway of one session or one stateless request.
+#[derive(Clone)]
+struct Gateways {
+    engine: Arc<Engine>,
+    agent: String,
+    listing: Arc<Listing>,
+}
+
+impl Gateways {
+    fn make(&self) -> Result<Gateway> {
+        Ok(Gateway::new(Arc::clone(&self.engine), &self.agent)?
+            .with_listing(Arc::clone(&self.listing)))
+    }
 }
 
 /// rmcp's defaults (loopback `Host` names only, sessions for clients on revisions before
@@ -40,4 +95,188 @@ fn config() -> StreamableHttpServerConfig {
     let mut config = StreamableHttpServerConfig::default();
     config.json_response = true;
     config
+}
+
+async fn handle(State(service): State<Service>, request: Request) -> Response {
+    if !fast_headers(request.method(), request.headers()) {
+        return service.rmcp.handle(request).await.map(Body::new);
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, FAST_BODY_LIMIT).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("Bad Request: the request body could not be read: {e}"),
+            )
+                .into_response();
+        }
+    };
+    if let Some(call) = fast_call(&bytes, &parts.headers) {
+        return answer(&service.gateways, call).await;
+    }
+    let request = Request::from_parts(parts, Body::from(bytes));
+    service.rmcp.handle(request).await.map(Body::new)
+}
+
+/// Whether the headers are those of a well-formed 2026-07-28 `tools/call` outside any session,
+/// as rmcp would accept it: a `POST` to a loopback `Host` that accepts JSON and event streams,
+/// sends JSON of a stated length within the limit, names a known revision from 2026-07-28 on,
+/// and carries the routing headers `Mcp-Method: tools/call` and a plain `Mcp-Name`.
+fn fast_headers(method: &Method, headers: &HeaderMap) -> bool {
+    let one = |name: &str| -> Option<&str> {
+        let mut values = headers.get_all(name).iter();
+        let value = values.next()?.to_str().ok()?;
+        values.next().is_none().then_some(value)
+    };
+    let accepts = one(header::ACCEPT.as_str()).is_some_and(|accept| {
+        accept.contains("application/json") && accept.contains("text/event-stream")
+    });
+    let json = one(header::CONTENT_TYPE.as_str()).is_some_and(|t| {
+        t.split(';')
+            .next()
+            .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
+    });
+    let sized = one(header::CONTENT_LENGTH.as_str())
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| n <= FAST_BODY_LIMIT);
+    let modern = one("mcp-protocol-version").is_some_and(|v| {
+        v >= ProtocolVersion::V_2026_07_28.as_str()
+            && ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .any(|known| known.as_str() == v)
+    });
+    *method == Method::POST
+        && loopback_host(one(header::HOST.as_str()))
+        && accepts
+        && json
+        && sized
+        && modern
+        && !headers.contains_key("mcp-session-id")
+        && one("mcp-method") == Some("tools/call")
+        && one("mcp-name").is_some_and(|name| !name.starts_with("=?"))
+}
+
+/// The `Host` names rmcp's default configuration allows.
+fn loopback_host(host: Option<&str>) -> bool {
+    let Some(host) = host else { return false };
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map_or(host, |(name, _)| name),
+        None => host.split_once(':').map_or(host, |(name, _)| name),
+    };
+    matches!(name, "localhost" | "127.0.0.1" | "::1")
+}
+
+/// The call in the body, when it is one the fast path answers: a single `tools/call` request
+/// whose `_meta` carries every key the 2026-07-28 revision requires, names the revision of the
+/// `MCP-Protocol-Version` header, and calls the tool `Mcp-Name` names.
+fn fast_call(body: &Bytes, headers: &HeaderMap) -> Option<FastCall> {
+    let ClientJsonRpcMessage::Request(JsonRpcRequest {
+        id,
+        request: ClientRequest::CallToolRequest(mut call),
+        ..
+    }) = serde_json::from_slice(body).ok()?
+    else {
+        return None;
+    };
+    // rmcp keeps a request's `_meta` among its extensions.
+    let meta = call.extensions.remove::<RequestMetaObject>()?;
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let fits = meta
+        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+        .is_empty()
+        && meta
+            .protocol_version()
+            .as_ref()
+            .map(ProtocolVersion::as_str)
+            == header("mcp-protocol-version")
+        && header("mcp-name") == Some(&*call.params.name);
+    fits.then_some(FastCall {
+        id,
+        params: call.params,
+        meta,
+    })
+}
+
+/// A call the fast path answers.
+struct FastCall {
+    id: RequestId,
+    params: CallToolRequestParams,
+    meta: RequestMetaObject,
+}
+
+/// Runs the call through a gateway of its own, as rmcp's stateless path would, and answers
+/// with the JSON-RPC response; or, when the call has something to say before its result (its
+/// progress while it waits for a person), with an event stream of those and then the result.
+async fn answer(gateways: &Gateways, call: FastCall) -> Response {
+    let FastCall { id, params, meta } = call;
+    let gateway = match gateways.make() {
+        Ok(gateway) => gateway,
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    };
+    let (sender, mut events) = mpsc::channel(16);
+    let incoming = Incoming {
+        session_id: None,
+        stateless: true,
+        protocol: meta.protocol_version(),
+        capabilities: meta.client_capabilities(),
+        meta,
+        peer: None,
+        progress: Some(ProgressTo::Stream(sender.clone())),
+    };
+    let mut call = Box::pin(async move {
+        let result = gateway.call(params, incoming).await;
+        message(id, result)
+    });
+    tokio::select! {
+        biased;
+        message = &mut call => json(&message),
+        Some(first) = events.recv() => {
+            // The call goes on in a task of its own, and its result ends the stream.
+            tokio::spawn(async move {
+                let _ = sender.send(call.await).await;
+            });
+            let stream = futures::stream::unfold((Some(first), events), |(first, mut events)| async move {
+                let message = match first {
+                    Some(message) => message,
+                    None => events.recv().await?,
+                };
+                Some((Ok::<_, Infallible>(event(&message)), (None, events)))
+            });
+            (
+                [
+                    (header::CONTENT_TYPE, "text/event-stream"),
+                    (header::CACHE_CONTROL, "no-cache"),
+                ],
+                Body::from_stream(stream),
+            )
+                .into_response()
+        }
+    }
+}
+
+fn message(id: RequestId, result: Result<CallToolResponse, ErrorData>) -> ServerJsonRpcMessage {
+    match result {
+        Ok(result) => ServerJsonRpcMessage::response(ServerResult::from(result), id),
+        Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+    }
+}
+
+fn json(message: &ServerJsonRpcMessage) -> Response {
+    match serde_json::to_vec(message) {
+        Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the answer could not be written as JSON: {e}"),
+        )
+            .into_response(),
+    }
+}
+
+/// One server-sent event carrying a JSON-RPC message.
+fn event(message: &ServerJsonRpcMessage) -> Bytes {
+    let data = serde_json::to_string(message).unwrap_or_else(|e| {
+        format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"error","data":"Purko could not write a message: {e}"}}}}"#)
+    });
+    Bytes::from(format!("event: message\ndata: {data}\n\n"))
 }

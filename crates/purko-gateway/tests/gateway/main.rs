@@ -10,6 +10,7 @@
 )]
 
 mod drafting;
+mod http;
 mod inproc;
 mod notify;
 mod support;

@@ -1,0 +1,286 @@
+//! The gateway over streamable HTTP on the 2026-07-28 revision: the fast path answers calls as
+//! rmcp's own path would, streams a waiting call's progress before its result, and leaves every
+//! request it does not take to rmcp, whose errors the client then gets.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::post;
+use purko_engine::{Engine, EngineOptions};
+use purko_protocol::{ApprovalScope, ApprovalStatus};
+use purko_store::{Answer, ApprovalFilter, SqliteStore};
+use rmcp::model::{CallToolRequestParams, ProgressNotificationParam, ProtocolVersion};
+use rmcp::service::NotificationContext;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+const PATIENCE: Duration = Duration::from_secs(20);
+const REVISION: &str = "2026-07-28";
+
+/// An order desk on loopback, an engine over a real store, and `purko serve`'s gateway routes
+/// for two agents: `test/open` (every call runs) and `test/shop` (a write waits for a yes).
+struct Front {
+    dir: PathBuf,
+    engine: Arc<Engine>,
+    port: u16,
+}
+
+impl Front {
+    async fn start() -> Self {
+        let desk = Router::new().route(
+            "/orders",
+            post(|| async { axum::Json(json!({"order": 1})) }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let desk_port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, desk).await.unwrap() });
+        let dir = crate::support::temp_dir("http");
+        let path = dir.join("agents.yaml");
+        let tool = format!(
+            "  tools:
+    - name: create_order
+      type: api
+      description: Place an order for an item.
+      endpoint: {{url: 'http://127.0.0.1:{desk_port}/orders', method: POST}}
+"
+        );
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: open, namespace: test}}
+spec:
+  autonomyLevel: full
+{tool}---
+apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: shop, namespace: test}}
+spec:
+  autonomyLevel: supervised
+{tool}"
+            ),
+        )
+        .unwrap();
+        let manifests = purko_config::load(&[path]).unwrap();
+        let store = SqliteStore::open(&dir.join("state")).unwrap();
+        let engine = Arc::new(
+            Engine::new(&manifests, Arc::new(store), EngineOptions::default())
+                .await
+                .unwrap(),
+        );
+        let mut app = Router::new();
+        for agent in ["test/open", "test/shop"] {
+            let service = purko_gateway::http_service(Arc::clone(&engine), agent).unwrap();
+            app = app.nest_service(&format!("/mcp/{agent}"), service);
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Self { dir, engine, port }
+    }
+
+    fn url(&self, agent: &str) -> String {
+        format!("http://127.0.0.1:{}/mcp/{agent}", self.port)
+    }
+
+    /// A 2026-07-28 `tools/call` of `create_order` sent as the Python SDK sends it, with
+    /// `name_header` as its `Mcp-Name`.
+    async fn post(&self, agent: &str, name_header: &str, body: &Value) -> reqwest::Response {
+        reqwest::Client::new()
+            .post(self.url(agent))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", REVISION)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", name_header)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for Front {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn order(id: u64, name: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": name, "arguments": {"item": "pear"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": REVISION,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"}}}})
+}
+
+/// The answer without what differs between two runs of the same call: its decision id.
+fn without_decision(mut answer: Value) -> Value {
+    let structured = &mut answer["result"]["structuredContent"];
+    assert!(
+        structured["decision_id"].is_string(),
+        "no decision id in {answer}"
+    );
+    structured["decision_id"] = Value::Null;
+    answer
+}
+
+#[tokio::test]
+async fn a_call_on_the_newest_revision_is_answered_alike_on_the_fast_path_and_on_rmcps() {
+    let front = Front::start().await;
+    // `Mcp-Name` as plain text takes the fast path; Base64-encoded, the same name takes rmcp's.
+    let fast = front
+        .post("test/open", "create_order", &order(1, "create_order"))
+        .await;
+    let general = front
+        .post(
+            "test/open",
+            "=?base64?Y3JlYXRlX29yZGVy?=",
+            &order(1, "create_order"),
+        )
+        .await;
+    for answer in [&fast, &general] {
+        assert_eq!(answer.status(), 200);
+        assert_eq!(answer.headers()["content-type"], "application/json");
+    }
+    let fast: Value = fast.json().await.unwrap();
+    let general: Value = general.json().await.unwrap();
+    assert_eq!(fast["result"]["isError"], false, "{fast}");
+    assert_eq!(fast["result"]["resultType"], "complete", "{fast}");
+    assert_eq!(without_decision(fast), without_decision(general));
+}
+
+#[tokio::test]
+async fn requests_the_fast_path_leaves_get_rmcps_answers() {
+    let front = Front::start().await;
+    // A name header that contradicts the body.
+    let contradicted = front
+        .post("test/open", "delete_everything", &order(1, "create_order"))
+        .await;
+    assert_eq!(contradicted.status(), 400);
+    let text = contradicted.text().await.unwrap();
+    assert!(text.contains("Mcp-Name"), "{text}");
+    // A body that is not JSON.
+    let broken = reqwest::Client::new()
+        .post(front.url("test/open"))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", REVISION)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "create_order")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"#)
+        .send()
+        .await
+        .unwrap();
+    assert!(broken.status().is_client_error(), "{broken:?}");
+    // `_meta` without the keys the revision requires.
+    let mut bare = order(2, "create_order");
+    bare["params"]["_meta"] = json!({});
+    let bare = front.post("test/open", "create_order", &bare).await;
+    assert_eq!(bare.status(), 400);
+    let text = bare.text().await.unwrap();
+    assert!(text.contains("protocolVersion"), "{text}");
+    // Nothing above ran: the desk took no order.
+    let decisions = front
+        .engine
+        .store()
+        .decisions(&purko_store::DecisionFilter {
+            agent: Some("test/open".into()),
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(decisions.is_empty(), "{decisions:?}");
+}
+
+/// A client that cannot elicit and reports every progress message it hears.
+#[derive(Clone)]
+struct Listener {
+    heard: mpsc::UnboundedSender<String>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.heard.send(params.message.unwrap_or_default());
+    }
+}
+
+#[tokio::test]
+async fn a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
+    let front = Front::start().await;
+    let (heard, mut hear) = mpsc::unbounded_channel();
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(front.url("test/shop")),
+    );
+    let client = tokio::time::timeout(
+        PATIENCE,
+        Listener { heard }.serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        ),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let client = Arc::new(client);
+    let waiting = {
+        let client = Arc::clone(&client);
+        // rmcp's client gives every request a progress token.
+        tokio::spawn(async move {
+            client
+                .call_tool(
+                    CallToolRequestParams::new("create_order")
+                        .with_arguments(json!({"item": "pear"}).as_object().unwrap().clone()),
+                )
+                .await
+        })
+    };
+    let said = tokio::time::timeout(PATIENCE, hear.recv())
+        .await
+        .expect("no progress was heard")
+        .unwrap();
+    let pending = front
+        .engine
+        .store()
+        .approvals(&ApprovalFilter {
+            status: Some(ApprovalStatus::Pending),
+            agent: Some("test/shop".into()),
+            limit: 10,
+        })
+        .await
+        .unwrap();
+    let approval = pending.into_iter().next().expect("an approval is waiting");
+    assert!(said.contains(approval.id.as_str()), "{said}");
+    front
+        .engine
+        .answer(
+            &approval.id,
+            Answer::Approve {
+                scope: ApprovalScope::Once,
+                comment: None,
+                by: "operator".into(),
+            },
+        )
+        .await
+        .unwrap();
+    let done = tokio::time::timeout(PATIENCE, waiting)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+}
