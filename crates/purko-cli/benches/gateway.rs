@@ -40,27 +40,59 @@ fn free_port() -> u16 {
         .port()
 }
 
-async fn medians(client: &RunningService<RoleClient, ()>) -> f64 {
-    let params = || {
-        CallToolRequestParams::new("echo").with_arguments(
-            json!({"message": "hi"})
-                .as_object()
-                .cloned()
-                .expect("an object"),
-        )
+/// One of the bench's clients.
+#[derive(Clone, Copy)]
+enum Client<'a> {
+    Mcp(&'a RunningService<RoleClient, ()>),
+    Session(&'a RawSession),
+    Stateless(&'a Stateless),
+}
+
+impl Client<'_> {
+    async fn echo(self, n: u64) {
+        match self {
+            Self::Mcp(client) => {
+                let params = CallToolRequestParams::new("echo").with_arguments(
+                    json!({"message": "hi"})
+                        .as_object()
+                        .cloned()
+                        .expect("an object"),
+                );
+                let result = client.call_tool(params).await.expect("echo answers");
+                assert_ne!(result.is_error, Some(true), "{result:?}");
+            }
+            Self::Session(session) => session.echo(n).await,
+            Self::Stateless(client) => client.echo(n).await,
+        }
+    }
+}
+
+/// The median call of `direct` and of `through`, taken in alternate runs of `BLOCK` calls:
+/// each side warm, as under back-to-back calls, and whatever the machine or the upstream does
+/// meanwhile weighs on both alike.
+async fn medians(direct: Client<'_>, through: Client<'_>) -> (f64, f64) {
+    const BLOCK: usize = 50;
+    for n in 0..WARM_UP as u64 {
+        direct.echo(n).await;
+        through.echo(n).await;
+    }
+    let mut times = (Vec::with_capacity(CALLS), Vec::with_capacity(CALLS));
+    let mut n = WARM_UP as u64;
+    while times.0.len() < CALLS {
+        for (client, times) in [(direct, &mut times.0), (through, &mut times.1)] {
+            for _ in 0..BLOCK {
+                let started = Instant::now();
+                client.echo(n).await;
+                times.push(started.elapsed());
+                n += 1;
+            }
+        }
+    }
+    let median = |mut times: Vec<Duration>| {
+        times.sort();
+        times[times.len() / 2].as_secs_f64() * 1e6
     };
-    for _ in 0..WARM_UP {
-        client.call_tool(params()).await.expect("echo answers");
-    }
-    let mut times = Vec::with_capacity(CALLS);
-    for _ in 0..CALLS {
-        let started = Instant::now();
-        let result = client.call_tool(params()).await.expect("echo answers");
-        times.push(started.elapsed());
-        assert_ne!(result.is_error, Some(true), "{result:?}");
-    }
-    times.sort();
-    times[CALLS / 2].as_secs_f64() * 1e6
+    (median(times.0), median(times.1))
 }
 
 /// An rmcp client that speaks the newest revision, 2026-07-28 (no session; every request
@@ -255,19 +287,6 @@ impl Stateless {
         let body = answer.bytes().await.expect("a body");
         assert!(succeeded(&body), "{}", String::from_utf8_lossy(&body));
     }
-}
-
-async fn stateless_median(client: &Stateless) -> f64 {
-    let mut times = Vec::with_capacity(CALLS);
-    for n in 0..(WARM_UP + CALLS) as u64 {
-        let started = Instant::now();
-        client.echo(n).await;
-        if n >= WARM_UP as u64 {
-            times.push(started.elapsed());
-        }
-    }
-    times.sort();
-    times[CALLS / 2].as_secs_f64() * 1e6
 }
 
 /// Whether an answer is a successful tool result (not a JSON-RPC error, not `isError: true`).
@@ -495,8 +514,7 @@ async fn stdio(purko: &str, manifest: &Path, work: &Path) {
         .env("PURKO_LOG", "error")
         .stderr(Stdio::null());
     let through = ().serve(TokioChildProcess::new(gateway).expect("purko")).await.expect("purko");
-    let d = medians(&direct).await;
-    let p = medians(&through).await;
+    let (d, p) = medians(Client::Mcp(&direct), Client::Mcp(&through)).await;
     report("stdio", d, p);
     let _ = through.cancel().await;
 
@@ -510,34 +528,23 @@ async fn stdio(purko: &str, manifest: &Path, work: &Path) {
     ))
     .auth_header("bench-agent");
     let front = newest(StreamableHttpClientTransport::with_client(pooled(), config)).await;
-    let d = medians(&direct).await;
-    let p = medians(&front).await;
+    let (d, p) = medians(Client::Mcp(&direct), Client::Mcp(&front)).await;
     report("front", d, p);
     let _ = front.cancel().await;
     // The same with a 2025-11-25 session (the path older clients take), spoken plainly.
-    let session = RawSession::open(
-        &pooled(),
-        &format!("http://127.0.0.1:{port}/mcp/bench/bench"),
-    )
-    .await;
-    let mut times = Vec::with_capacity(CALLS);
-    for n in 0..(WARM_UP + CALLS) as u64 {
-        let started = Instant::now();
-        session.echo(n).await;
-        if n >= WARM_UP as u64 {
-            times.push(started.elapsed());
-        }
-    }
-    times.sort();
-    report("front-session", d, times[CALLS / 2].as_secs_f64() * 1e6);
+    let url = format!("http://127.0.0.1:{port}/mcp/bench/bench");
+    let session = RawSession::open(&pooled(), &url).await;
+    let (d, p) = medians(Client::Mcp(&direct), Client::Session(&session)).await;
+    report("front-session", d, p);
     // The newest revision spoken with plain requests, as the Python SDK sends them: once as
     // sent, and once with the tool's name Base64-encoded in `Mcp-Name`, which Purko leaves to
     // rmcp's general path (the same call, the same answer): what Purko's fast path saves.
-    let url = format!("http://127.0.0.1:{port}/mcp/bench/bench");
     let plain = Stateless::new(&pooled(), &url, "echo");
-    report("front-plain", d, stateless_median(&plain).await);
+    let (d, p) = medians(Client::Mcp(&direct), Client::Stateless(&plain)).await;
+    report("front-plain", d, p);
     let encoded = Stateless::new(&pooled(), &url, "=?base64?ZWNobw==?=");
-    report("front-general", d, stateless_median(&encoded).await);
+    let (d, p) = medians(Client::Mcp(&direct), Client::Stateless(&encoded)).await;
+    report("front-general", d, p);
     let _ = direct.cancel().await;
 }
 
@@ -592,8 +599,7 @@ spec:
     ))
     .auth_header("bench-agent");
     let through = newest(StreamableHttpClientTransport::with_client(pooled(), config)).await;
-    let d = medians(&direct).await;
-    let p = medians(&through).await;
+    let (d, p) = medians(Client::Mcp(&direct), Client::Mcp(&through)).await;
     report("http", d, p);
     let _ = direct.cancel().await;
     let _ = through.cancel().await;
