@@ -7,15 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::routing::post;
-use purko_engine::{Engine, EngineOptions};
-use purko_protocol::{ApprovalScope, ApprovalStatus};
-use purko_store::{Answer, ApprovalFilter, SqliteStore};
-use rmcp::model::{CallToolRequestParams, ProgressNotificationParam, ProtocolVersion};
-use rmcp::service::NotificationContext;
+use purko_engine::Engine;
+use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -32,13 +28,7 @@ struct Front {
 
 impl Front {
     async fn start() -> Self {
-        let desk = Router::new().route(
-            "/orders",
-            post(|| async { axum::Json(json!({"order": 1})) }),
-        );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let desk_port = listener.local_addr().unwrap().port();
-        tokio::spawn(async move { axum::serve(listener, desk).await.unwrap() });
+        let desk_port = crate::support::order_desk().await;
         let dir = crate::support::temp_dir("http");
         let path = dir.join("agents.yaml");
         let tool = format!(
@@ -67,13 +57,7 @@ spec:
             ),
         )
         .unwrap();
-        let manifests = purko_config::load(&[path]).unwrap();
-        let store = SqliteStore::open(&dir.join("state")).unwrap();
-        let engine = Arc::new(
-            Engine::new(&manifests, Arc::new(store), EngineOptions::default())
-                .await
-                .unwrap(),
-        );
+        let engine = crate::support::engine(path, &dir.join("state")).await;
         let mut app = Router::new();
         for agent in ["test/open", "test/shop"] {
             let service = purko_gateway::http_service(Arc::clone(&engine), agent).unwrap();
@@ -201,22 +185,6 @@ async fn requests_the_fast_path_leaves_get_rmcps_answers() {
     assert!(decisions.is_empty(), "{decisions:?}");
 }
 
-/// A client that cannot elicit and reports every progress message it hears.
-#[derive(Clone)]
-struct Listener {
-    heard: mpsc::UnboundedSender<String>,
-}
-
-impl ClientHandler for Listener {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.heard.send(params.message.unwrap_or_default());
-    }
-}
-
 #[tokio::test]
 async fn a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
     let front = Front::start().await;
@@ -226,7 +194,7 @@ async fn a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
     );
     let client = tokio::time::timeout(
         PATIENCE,
-        Listener { heard }.serve_with_lifecycle(
+        crate::support::Listener { heard }.serve_with_lifecycle(
             transport,
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -253,30 +221,11 @@ async fn a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
         .await
         .expect("no progress was heard")
         .unwrap();
-    let pending = front
-        .engine
-        .store()
-        .approvals(&ApprovalFilter {
-            status: Some(ApprovalStatus::Pending),
-            agent: Some("test/shop".into()),
-            limit: 10,
-        })
+    let approval = crate::support::pending(&front.engine, "test/shop")
         .await
-        .unwrap();
-    let approval = pending.into_iter().next().expect("an approval is waiting");
+        .expect("an approval is waiting");
     assert!(said.contains(approval.id.as_str()), "{said}");
-    front
-        .engine
-        .answer(
-            &approval.id,
-            Answer::Approve {
-                scope: ApprovalScope::Once,
-                comment: None,
-                by: "operator".into(),
-            },
-        )
-        .await
-        .unwrap();
+    crate::support::approve(&front.engine, &approval.id).await;
     let done = tokio::time::timeout(PATIENCE, waiting)
         .await
         .unwrap()

@@ -11,10 +11,8 @@ use axum::Router;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use pretty_assertions::assert_eq;
-use purko_engine::{Engine, EngineOptions};
+use purko_engine::Engine;
 use purko_gateway::{Gateway, META_SESSION, META_STEP};
-use purko_protocol::{ApprovalScope, ApprovalStatus};
-use purko_store::{Answer, ApprovalFilter, SqliteStore};
 use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult, MetaObject, RequestMetaObject};
 use rmcp::service::RunningService;
@@ -91,13 +89,7 @@ spec:
         }
         let path = self.dir.join("agents.yaml");
         std::fs::write(&path, text).unwrap();
-        let manifests = purko_config::load(&[path]).unwrap();
-        let store = SqliteStore::open(&self.dir.join("state")).unwrap();
-        Arc::new(
-            Engine::new(&manifests, Arc::new(store), EngineOptions::default())
-                .await
-                .unwrap(),
-        )
+        crate::support::engine(path, &self.dir.join("state")).await
     }
 }
 
@@ -210,16 +202,7 @@ async fn a_write_waits_for_a_person_and_runs_once_per_step() {
         tokio::spawn(async move { call(&client, "create_order", args, Some("s-1")).await })
     };
     let approval = loop {
-        let pending = engine
-            .store()
-            .approvals(&ApprovalFilter {
-                status: Some(ApprovalStatus::Pending),
-                agent: Some("test/shop".into()),
-                limit: 10,
-            })
-            .await
-            .unwrap();
-        if let Some(a) = pending.into_iter().next() {
+        if let Some(a) = crate::support::pending(&engine, "test/shop").await {
             break a;
         }
         assert!(
@@ -231,17 +214,7 @@ async fn a_write_waits_for_a_person_and_runs_once_per_step() {
     };
     assert_eq!(approval.tool, "create_order");
     assert_eq!(shop.orders(), 0, "nothing runs before a person says yes");
-    engine
-        .answer(
-            &approval.id,
-            Answer::Approve {
-                scope: ApprovalScope::Once,
-                comment: None,
-                by: "operator".into(),
-            },
-        )
-        .await
-        .unwrap();
+    crate::support::approve(&engine, &approval.id).await;
     let done = tokio::time::timeout(PATIENCE, waiting)
         .await
         .unwrap()
@@ -329,13 +302,7 @@ async fn the_listing_follows_the_agents_view_when_an_upstream_adds_a_tool() {
         "apiVersion: purko.io/v1alpha1\nkind: Agent\nmetadata: {name: desk, namespace: test}\nspec:\n  autonomyLevel: supervised\n",
     )
     .unwrap();
-    let manifests = purko_config::load(&[path]).unwrap();
-    let store = SqliteStore::open(&shop.dir.join("desk-state")).unwrap();
-    let engine = Arc::new(
-        Engine::new(&manifests, Arc::new(store), EngineOptions::default())
-            .await
-            .unwrap(),
-    );
+    let engine = crate::support::engine(path, &shop.dir.join("desk-state")).await;
     let client = connect(&engine, "test/desk").await;
     assert!(client.list_all_tools().await.unwrap().is_empty());
     assert!(

@@ -5,42 +5,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
-use axum::routing::post;
-use purko_engine::{Engine, EngineOptions};
+use purko_engine::Engine;
 use purko_gateway::Gateway;
-use purko_protocol::{ApprovalScope, ApprovalStatus};
-use purko_store::{Answer, ApprovalFilter, SqliteStore};
-use rmcp::model::{
-    CallToolRequestParams, NumberOrString, ProgressNotificationParam, ProgressToken,
-    RequestMetaObject,
-};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::RoleClient;
+use rmcp::model::{CallToolRequestParams, NumberOrString, ProgressToken, RequestMetaObject};
+use rmcp::service::RunningService;
 use serde_json::json;
 use tokio::sync::mpsc;
 
 const PATIENCE: Duration = Duration::from_secs(20);
-
-/// A client that cannot elicit and reports every progress message and list change it hears.
-#[derive(Clone)]
-struct Listener {
-    heard: mpsc::UnboundedSender<String>,
-}
-
-impl ClientHandler for Listener {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.heard.send(params.message.unwrap_or_default());
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.heard.send("tools/list_changed".into());
-    }
-}
 
 struct Desk {
     dir: PathBuf,
@@ -49,13 +22,7 @@ struct Desk {
 
 impl Desk {
     async fn start() -> Self {
-        let app = Router::new().route(
-            "/orders",
-            post(|| async { axum::Json(json!({"order": 1})) }),
-        );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let port = crate::support::order_desk().await;
         let dir = crate::support::temp_dir("notify");
         let path = dir.join("agents.yaml");
         std::fs::write(
@@ -81,13 +48,7 @@ spec:
             ),
         )
         .unwrap();
-        let manifests = purko_config::load(&[path]).unwrap();
-        let store = SqliteStore::open(&dir.join("state")).unwrap();
-        let engine = Arc::new(
-            Engine::new(&manifests, Arc::new(store), EngineOptions::default())
-                .await
-                .unwrap(),
-        );
+        let engine = crate::support::engine(path, &dir.join("state")).await;
         Self { dir, engine }
     }
 
@@ -95,12 +56,12 @@ spec:
         &self,
         agent: &str,
     ) -> (
-        RunningService<RoleClient, Listener>,
+        RunningService<RoleClient, crate::support::Listener>,
         mpsc::UnboundedReceiver<String>,
     ) {
         let gateway = Gateway::new(Arc::clone(&self.engine), agent).unwrap();
         let (heard, hear) = mpsc::unbounded_channel();
-        let client = crate::support::connect(gateway, Listener { heard }).await;
+        let client = crate::support::connect(gateway, crate::support::Listener { heard }).await;
         (client, hear)
     }
 }
@@ -135,33 +96,15 @@ async fn a_call_waiting_for_a_person_sends_progress_naming_its_approval() {
         })
     };
     let heard = next(&mut hear).await;
-    let pending = desk
-        .engine
-        .store()
-        .approvals(&ApprovalFilter {
-            status: Some(ApprovalStatus::Pending),
-            agent: Some("test/shop".into()),
-            limit: 10,
-        })
+    let approval = crate::support::pending(&desk.engine, "test/shop")
         .await
-        .unwrap();
-    let approval = pending.into_iter().next().expect("an approval is waiting");
+        .expect("an approval is waiting");
     assert!(
         heard.contains(approval.id.as_str()) && heard.contains("create_order"),
         "{heard}"
     );
     assert!(heard.contains("purko approvals approve"), "{heard}");
-    desk.engine
-        .answer(
-            &approval.id,
-            Answer::Approve {
-                scope: ApprovalScope::Once,
-                comment: None,
-                by: "operator".into(),
-            },
-        )
-        .await
-        .unwrap();
+    crate::support::approve(&desk.engine, &approval.id).await;
     let done = tokio::time::timeout(PATIENCE, waiting)
         .await
         .unwrap()

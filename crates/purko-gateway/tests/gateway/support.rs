@@ -1,11 +1,18 @@
-//! What the gateway's tests share: a fresh folder, and a client wired to a server over an
-//! in-memory pipe.
+//! What the gateway's tests share: a fresh folder, an engine over a real store, a person's
+//! yes, and clients: one wired to a server over an in-memory pipe, one that reports what it
+//! hears unasked.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::service::RunningService;
+use purko_engine::{Engine, EngineOptions};
+use purko_protocol::{Approval, ApprovalId, ApprovalScope, ApprovalStatus};
+use purko_store::{Answer, ApprovalFilter, SqliteStore};
+use rmcp::model::ProgressNotificationParam;
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt};
+use tokio::sync::mpsc;
 
 /// The longest a client waits to connect.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -36,4 +43,76 @@ where
         .await
         .unwrap()
         .unwrap()
+}
+
+/// An engine for the manifests in `manifests`, its store in the folder `state`.
+pub async fn engine(manifests: PathBuf, state: &Path) -> Arc<Engine> {
+    let manifests = purko_config::load(&[manifests]).unwrap();
+    let store = SqliteStore::open(state).unwrap();
+    Arc::new(
+        Engine::new(&manifests, Arc::new(store), EngineOptions::default())
+            .await
+            .unwrap(),
+    )
+}
+
+/// An operator's yes to the approval `id`, for this call once.
+pub async fn approve(engine: &Engine, id: &ApprovalId) {
+    engine
+        .answer(
+            id,
+            Answer::Approve {
+                scope: ApprovalScope::Once,
+                comment: None,
+                by: "operator".into(),
+            },
+        )
+        .await
+        .unwrap();
+}
+
+/// A client that cannot elicit and reports every progress message and list change it hears.
+#[derive(Clone)]
+pub struct Listener {
+    pub heard: mpsc::UnboundedSender<String>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.heard.send(params.message.unwrap_or_default());
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.heard.send("tools/list_changed".into());
+    }
+}
+
+/// The first approval waiting for `agent`, if any.
+pub async fn pending(engine: &Engine, agent: &str) -> Option<Approval> {
+    let pending = engine
+        .store()
+        .approvals(&ApprovalFilter {
+            status: Some(ApprovalStatus::Pending),
+            agent: Some(agent.into()),
+            limit: 10,
+        })
+        .await
+        .unwrap();
+    pending.into_iter().next()
+}
+
+/// An order desk on loopback that takes every `POST /orders`; its port.
+pub async fn order_desk() -> u16 {
+    let desk = axum::Router::new().route(
+        "/orders",
+        axum::routing::post(|| async { axum::Json(serde_json::json!({"order": 1})) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, desk).await.unwrap() });
+    port
 }

@@ -7,9 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use purko_engine::{Engine, EngineOptions};
+use purko_engine::Engine;
 use purko_gateway::Gateway;
-use purko_store::SqliteStore;
 use rmcp::model::{ErrorCode, GetPromptRequestParams, ReadResourceRequestParams};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceError};
@@ -77,13 +76,7 @@ spec:
             ),
         )
         .unwrap();
-        let manifests = purko_config::load(&[path]).unwrap();
-        let store = SqliteStore::open(&dir.join("state")).unwrap();
-        let engine = Arc::new(
-            Engine::new(&manifests, Arc::new(store), EngineOptions::default())
-                .await
-                .unwrap(),
-        );
+        let engine = crate::support::engine(path, &dir.join("state")).await;
         Self { dir, engine }
     }
 
