@@ -9,7 +9,7 @@
 //! client sends its session and step (or its own idempotency key).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use axum::http::request::Parts;
 use purko_engine::{Asker, CallRequest, Engine, McpServers, View, arguments_digest};
@@ -52,7 +52,11 @@ pub struct Gateway {
     listing: Arc<Listing>,
     /// The session of a connection that has no MCP session id (stdio).
     connection: String,
-    steps: AtomicU64,
+    steps: Arc<AtomicU64>,
+    /// Where this gateway's HTTP session is told to the fast path (`http.rs`), and under
+    /// which id once it is.
+    sessions: Option<Arc<Sessions>>,
+    registered: std::sync::Mutex<Option<String>>,
     /// Dropped with the gateway, which ends the task telling its client of list changes.
     alive: tokio::sync::watch::Sender<()>,
 }
@@ -75,7 +79,9 @@ impl Gateway {
             engine,
             agent: agent.to_owned(),
             connection: format!("mcp-{}", ulid::Ulid::generate()),
-            steps: AtomicU64::new(0),
+            steps: Arc::new(AtomicU64::new(0)),
+            sessions: None,
+            registered: std::sync::Mutex::new(None),
             listing: Arc::new(Listing::default()),
             alive: tokio::sync::watch::channel(()).0,
         })
@@ -86,6 +92,20 @@ impl Gateway {
     #[must_use]
     pub fn with_listing(mut self, listing: Arc<Listing>) -> Self {
         self.listing = listing;
+        self
+    }
+
+    /// Tells `sessions` of this gateway's HTTP session once the client has initialized it.
+    #[must_use]
+    pub(crate) fn with_sessions(mut self, sessions: Arc<Sessions>) -> Self {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    /// A gateway counting the steps of a session another gateway serves (the fast path's).
+    #[must_use]
+    pub(crate) fn with_steps(mut self, steps: Arc<AtomicU64>) -> Self {
+        self.steps = steps;
         self
     }
 
@@ -275,6 +295,87 @@ impl Gateway {
     }
 }
 
+impl Gateway {
+    /// An HTTP session on a revision before 2026-07-28 is known to the fast path once its
+    /// client has initialized it: its step counter, revision and whether its client can show a
+    /// form (then its calls stay on rmcp's path, which routes `elicitation/create`).
+    fn register(&self, context: &NotificationContext<RoleServer>) {
+        let (Some(sessions), Some(info)) = (&self.sessions, context.peer.peer_info()) else {
+            return;
+        };
+        let Some(id) = context
+            .extensions
+            .get::<Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+        else {
+            return;
+        };
+        let session = Session {
+            steps: Arc::clone(&self.steps),
+            protocol: info.protocol_version.clone(),
+            elicits: self.may_elicit(Some(&info.capabilities)),
+            capabilities: info.capabilities.clone(),
+            routed_at_ms: AtomicI64::new(purko_engine::now_ms()),
+        };
+        sessions.insert(id.to_owned(), Arc::new(session));
+        *self
+            .registered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.to_owned());
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let registered = self
+            .registered
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let (Some(sessions), Some(id)) = (&self.sessions, registered) {
+            sessions.remove(&id);
+        }
+    }
+}
+
+/// The HTTP sessions (revisions before 2026-07-28) of one agent's gateway, by session id.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions(std::sync::Mutex<std::collections::HashMap<String, Arc<Session>>>);
+
+impl Sessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, Arc<Session>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn insert(&self, id: String, session: Arc<Session>) {
+        self.lock().insert(id, session);
+    }
+
+    fn remove(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.lock().get(id).cloned()
+    }
+}
+
+/// What the fast path needs of a session rmcp keeps.
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub steps: Arc<AtomicU64>,
+    pub protocol: ProtocolVersion,
+    pub capabilities: ClientCapabilities,
+    /// Whether calls may ask the client's person (they then stay on rmcp's path).
+    pub elicits: bool,
+    /// When a call of this session last went through rmcp's session worker, whose idle limit
+    /// counts only the traffic it sees.
+    pub routed_at_ms: AtomicI64,
+}
+
 /// What a `tools/call` brings besides its parameters: taken from rmcp's request context, or
 /// read off the HTTP request by the fast path (`http.rs`).
 pub(crate) struct Incoming {
@@ -346,6 +447,7 @@ impl ServerHandler for Gateway {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.register(&context);
         let Ok(agent) = self.engine.agent(&self.agent) else {
             return;
         };

@@ -4,15 +4,19 @@
 //!
 //! rmcp's service runs every request through its own machinery: a serve loop spawned per
 //! stateless request (or the session's worker), then a task for the handler, each a channel hop
-//! away. The common call of the newest revision, a 2026-07-28 `tools/call` (which has no
-//! session), needs none of it: the fast path here answers those after the same checks rmcp
-//! makes, with a JSON answer, or an event stream when the call sends progress first (while it
-//! waits for a person). Everything else goes to rmcp untouched: sessions of older revisions,
-//! `initialize`, lists, prompts, resources, notifications, and any request that is unusual in
-//! any way (rmcp then gives the errors).
+//! away. A `tools/call` needs none of it when nothing but the client's answer (and its progress)
+//! goes back on the request: on the 2026-07-28 revision, which has no session, and in a session
+//! of an older revision whose client cannot be asked for a form. The fast path here answers
+//! those after the same checks rmcp makes, with a JSON answer, or an event stream when the call
+//! sends progress first (while it waits for a person). Everything else goes to rmcp untouched:
+//! `initialize`, lists, prompts, resources, notifications, sessions whose client can elicit
+//! (rmcp routes `elicitation/create`), one call a minute of every session (rmcp's worker ends a
+//! session after five minutes without traffic it sees), and any request that is unusual in any
+//! way (rmcp then gives the errors).
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -27,13 +31,15 @@ use rmcp::model::{
 };
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::SessionId;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use tokio::sync::mpsc;
 
 use crate::elicit::ProgressTo;
 use crate::error::Result;
-use crate::handler::{Gateway, Incoming, Listing};
+use crate::handler::{Gateway, Incoming, Listing, Session, Sessions};
 
 /// The streamable HTTP service of one agent's gateway, to mount with `nest_service`.
 pub type McpService = MethodRouter;
@@ -49,19 +55,22 @@ pub fn http_service(engine: Arc<Engine>, agent: &str) -> Result<McpService> {
         engine,
         agent: agent.to_owned(),
         listing: Arc::new(Listing::default()),
+        sessions: Arc::new(Sessions::default()),
     };
     gateways.make()?;
     let made = gateways.clone();
+    let kept = Arc::new(LocalSessionManager::default());
     let rmcp = StreamableHttpService::new(
         move || {
             made.make()
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::NotFound, e.to_string()))
         },
-        Arc::new(LocalSessionManager::default()),
+        Arc::clone(&kept),
         config(),
     );
     Ok(any(handle).with_state(Service {
         rmcp,
+        kept,
         gateways: Arc::new(gateways),
     }))
 }
@@ -69,6 +78,8 @@ pub fn http_service(engine: Arc<Engine>, agent: &str) -> Result<McpService> {
 #[derive(Clone)]
 struct Service {
     rmcp: StreamableHttpService<Gateway, LocalSessionManager>,
+    /// The sessions rmcp keeps (a closed one may linger among the fast path's for a moment).
+    kept: Arc<LocalSessionManager>,
     gateways: Arc<Gateways>,
 }
 
@@ -78,13 +89,27 @@ struct Gateways {
     engine: Arc<Engine>,
     agent: String,
     listing: Arc<Listing>,
+    sessions: Arc<Sessions>,
 }
 
 impl Gateways {
     fn make(&self) -> Result<Gateway> {
         Ok(Gateway::new(Arc::clone(&self.engine), &self.agent)?
-            .with_listing(Arc::clone(&self.listing)))
+            .with_listing(Arc::clone(&self.listing))
+            .with_sessions(Arc::clone(&self.sessions)))
     }
+}
+
+/// How often at least one call of a session goes through rmcp's session worker, which ends a
+/// session after five minutes without traffic it sees.
+const ROUTE_EVERY_MS: i64 = 60_000;
+
+/// Which calls the fast path answers.
+enum Route {
+    /// 2026-07-28: no session.
+    Stateless,
+    /// A session of an older revision that rmcp keeps, whose client cannot be asked for a form.
+    Session(String, Arc<Session>),
 }
 
 /// rmcp's defaults (loopback `Host` names only, sessions for clients on revisions before
@@ -98,9 +123,22 @@ fn config() -> StreamableHttpServerConfig {
 }
 
 async fn handle(State(service): State<Service>, request: Request) -> Response {
-    if !fast_headers(request.method(), request.headers()) {
+    let route = fast_route(
+        request.method(),
+        request.headers(),
+        &service.gateways.sessions,
+    );
+    let kept = match &route {
+        Some(Route::Session(id, _)) => {
+            let id = SessionId::from(id.as_str());
+            service.kept.has_session(&id).await.unwrap_or(false)
+        }
+        Some(Route::Stateless) => true,
+        None => false,
+    };
+    let Some(route) = route.filter(|_| kept) else {
         return service.rmcp.handle(request).await.map(Body::new);
-    }
+    };
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, FAST_BODY_LIMIT).await {
         Ok(bytes) => bytes,
@@ -112,18 +150,20 @@ async fn handle(State(service): State<Service>, request: Request) -> Response {
                 .into_response();
         }
     };
-    if let Some(call) = fast_call(&bytes, &parts.headers) {
-        return answer(&service.gateways, call).await;
+    if let Some(call) = fast_call(&bytes, &parts.headers, &route) {
+        return answer(&service.gateways, call, route).await;
     }
     let request = Request::from_parts(parts, Body::from(bytes));
     service.rmcp.handle(request).await.map(Body::new)
 }
 
-/// Whether the headers are those of a well-formed 2026-07-28 `tools/call` outside any session,
-/// as rmcp would accept it: a `POST` to a loopback `Host` that accepts JSON and event streams,
-/// sends JSON of a stated length within the limit, names a known revision from 2026-07-28 on,
-/// and carries the routing headers `Mcp-Method: tools/call` and a plain `Mcp-Name`.
-fn fast_headers(method: &Method, headers: &HeaderMap) -> bool {
+/// Whether the headers are those of a well-formed `tools/call` the fast path answers, as rmcp
+/// would accept it: a `POST` to a loopback `Host` that accepts JSON and event streams, sends
+/// JSON of a stated length within the limit and names a known revision; from 2026-07-28 on,
+/// outside any session and with the routing headers `Mcp-Method: tools/call` and a plain
+/// `Mcp-Name`; before it, in a session rmcp keeps on that revision whose client cannot be
+/// asked for a form (and not the first call in a minute, which goes through rmcp's worker).
+fn fast_route(method: &Method, headers: &HeaderMap, sessions: &Sessions) -> Option<Route> {
     let one = |name: &str| -> Option<&str> {
         let mut values = headers.get_all(name).iter();
         let value = values.next()?.to_str().ok()?;
@@ -140,21 +180,39 @@ fn fast_headers(method: &Method, headers: &HeaderMap) -> bool {
     let sized = one(header::CONTENT_LENGTH.as_str())
         .and_then(|n| n.parse::<usize>().ok())
         .is_some_and(|n| n <= FAST_BODY_LIMIT);
-    let modern = one("mcp-protocol-version").is_some_and(|v| {
-        v >= ProtocolVersion::V_2026_07_28.as_str()
-            && ProtocolVersion::KNOWN_VERSIONS
-                .iter()
-                .any(|known| known.as_str() == v)
-    });
-    *method == Method::POST
-        && loopback_host(one(header::HOST.as_str()))
-        && accepts
-        && json
-        && sized
-        && modern
-        && !headers.contains_key("mcp-session-id")
-        && one("mcp-method") == Some("tools/call")
-        && one("mcp-name").is_some_and(|name| !name.starts_with("=?"))
+    let version = one("mcp-protocol-version").filter(|v| {
+        ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .any(|known| known.as_str() == *v)
+    })?;
+    if *method != Method::POST
+        || !loopback_host(one(header::HOST.as_str()))
+        || !accepts
+        || !json
+        || !sized
+    {
+        return None;
+    }
+    let modern = version >= ProtocolVersion::V_2026_07_28.as_str();
+    match headers.get("mcp-session-id") {
+        None if modern => (one("mcp-method") == Some("tools/call")
+            && one("mcp-name").is_some_and(|name| !name.starts_with("=?")))
+        .then_some(Route::Stateless),
+        Some(_) if !modern => {
+            let id = one("mcp-session-id")?;
+            let session = sessions.get(id)?;
+            if session.elicits || session.protocol.as_str() != version {
+                return None;
+            }
+            let now = purko_engine::now_ms();
+            if now - session.routed_at_ms.load(Ordering::Relaxed) > ROUTE_EVERY_MS {
+                session.routed_at_ms.store(now, Ordering::Relaxed);
+                return None;
+            }
+            Some(Route::Session(id.to_owned(), session))
+        }
+        _ => None,
+    }
 }
 
 /// The `Host` names rmcp's default configuration allows.
@@ -167,10 +225,11 @@ fn loopback_host(host: Option<&str>) -> bool {
     matches!(name, "localhost" | "127.0.0.1" | "::1")
 }
 
-/// The call in the body, when it is one the fast path answers: a single `tools/call` request
-/// whose `_meta` carries every key the 2026-07-28 revision requires, names the revision of the
-/// `MCP-Protocol-Version` header, and calls the tool `Mcp-Name` names.
-fn fast_call(body: &Bytes, headers: &HeaderMap) -> Option<FastCall> {
+/// The call in the body, when it is one the fast path answers: a single `tools/call` request;
+/// on 2026-07-28, whose `_meta` carries every key the revision requires, names the revision of
+/// the `MCP-Protocol-Version` header, and calls the tool `Mcp-Name` names; in a session of an
+/// older revision, whose `_meta` names no revision (rmcp would check it against the header).
+fn fast_call(body: &Bytes, headers: &HeaderMap, route: &Route) -> Option<FastCall> {
     let ClientJsonRpcMessage::Request(JsonRpcRequest {
         id,
         request: ClientRequest::CallToolRequest(mut call),
@@ -180,17 +239,24 @@ fn fast_call(body: &Bytes, headers: &HeaderMap) -> Option<FastCall> {
         return None;
     };
     // rmcp keeps a request's `_meta` among its extensions.
-    let meta = call.extensions.remove::<RequestMetaObject>()?;
+    let meta = call
+        .extensions
+        .remove::<RequestMetaObject>()
+        .unwrap_or_default();
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let fits = meta
-        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-        .is_empty()
-        && meta
-            .protocol_version()
-            .as_ref()
-            .map(ProtocolVersion::as_str)
-            == header("mcp-protocol-version")
-        && header("mcp-name") == Some(&*call.params.name);
+    let fits = match route {
+        Route::Stateless => {
+            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+                && meta
+                    .protocol_version()
+                    .as_ref()
+                    .map(ProtocolVersion::as_str)
+                    == header("mcp-protocol-version")
+                && header("mcp-name") == Some(&*call.params.name)
+        }
+        Route::Session(..) => meta.protocol_version().is_none(),
+    };
     fits.then_some(FastCall {
         id,
         params: call.params,
@@ -208,21 +274,39 @@ struct FastCall {
 /// Runs the call through a gateway of its own, as rmcp's stateless path would, and answers
 /// with the JSON-RPC response; or, when the call has something to say before its result (its
 /// progress while it waits for a person), with an event stream of those and then the result.
-async fn answer(gateways: &Gateways, call: FastCall) -> Response {
+async fn answer(gateways: &Gateways, call: FastCall, route: Route) -> Response {
     let FastCall { id, params, meta } = call;
     let gateway = match gateways.make() {
         Ok(gateway) => gateway,
         Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
     };
     let (sender, mut events) = mpsc::channel(16);
-    let incoming = Incoming {
-        session_id: None,
-        stateless: true,
-        protocol: meta.protocol_version(),
-        capabilities: meta.client_capabilities(),
-        meta,
-        peer: None,
-        progress: Some(ProgressTo::Stream(sender.clone())),
+    let progress = Some(ProgressTo::Stream(sender.clone()));
+    let (gateway, incoming) = match route {
+        Route::Stateless => (
+            gateway,
+            Incoming {
+                session_id: None,
+                stateless: true,
+                protocol: meta.protocol_version(),
+                capabilities: meta.client_capabilities(),
+                meta,
+                peer: None,
+                progress,
+            },
+        ),
+        Route::Session(id, session) => (
+            gateway.with_steps(Arc::clone(&session.steps)),
+            Incoming {
+                session_id: Some(id),
+                stateless: false,
+                protocol: Some(session.protocol.clone()),
+                capabilities: Some(session.capabilities.clone()),
+                meta,
+                peer: None,
+                progress,
+            },
+        ),
     };
     let mut call = Box::pin(async move {
         let result = gateway.call(params, incoming).await;

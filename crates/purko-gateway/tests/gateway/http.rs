@@ -186,7 +186,21 @@ async fn requests_the_fast_path_leaves_get_rmcps_answers() {
 }
 
 #[tokio::test]
-async fn a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
+async fn on_2026_a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
+    waiting_call_streams_progress(ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn in_a_2025_session_a_waiting_call_streams_its_progress_then_its_result() {
+    waiting_call_streams_progress(ClientLifecycleMode::Initialize).await;
+}
+
+/// rmcp's client, which cannot elicit, calls a write that waits for a person: it hears the
+/// call's progress naming the approval, and its result once an operator says yes.
+async fn waiting_call_streams_progress(lifecycle: ClientLifecycleMode) {
     let front = Front::start().await;
     let (heard, mut hear) = mpsc::unbounded_channel();
     let transport = StreamableHttpClientTransport::from_config(
@@ -194,12 +208,7 @@ async fn a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
     );
     let client = tokio::time::timeout(
         PATIENCE,
-        crate::support::Listener { heard }.serve_with_lifecycle(
-            transport,
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        ),
+        crate::support::Listener { heard }.serve_with_lifecycle(transport, lifecycle),
     )
     .await
     .unwrap()
@@ -232,4 +241,121 @@ async fn a_waiting_call_streams_its_progress_then_its_result_to_rmcps_client() {
         .unwrap()
         .unwrap();
     assert_eq!(done.is_error, Some(false), "{done:?}");
+}
+
+/// An MCP session on 2025-11-25 spoken with plain requests; `capabilities` are the client's.
+async fn session(front: &Front, agent: &str, capabilities: Value) -> String {
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
+        "clientInfo": {"name": "test", "version": "0"}}});
+    let answer = http
+        .post(front.url(agent))
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let id = answer.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = legacy_post(front, agent, &id)
+        .body(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert!(initialized.status().is_success());
+    id
+}
+
+fn legacy_post(front: &Front, agent: &str, session: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .post(front.url(agent))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+}
+
+fn legacy_order(id: u64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "create_order", "arguments": {"item": "pear"}}})
+    .to_string()
+}
+
+#[tokio::test]
+async fn calls_in_a_2025_session_whose_client_cannot_elicit_take_the_fast_path_and_count_steps() {
+    let front = Front::start().await;
+    let id = session(&front, "test/open", json!({})).await;
+    for n in 1..=2 {
+        let answer = legacy_post(&front, "test/open", &id)
+            .body(legacy_order(n))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        // rmcp answers a session's request with an event stream; the fast path with JSON.
+        assert_eq!(answer.headers()["content-type"], "application/json");
+        let answer: Value = answer.json().await.unwrap();
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    }
+    // The session's own step counter: the calls are steps 1 and 2 of `mcp-<session id>`.
+    let decisions = front
+        .engine
+        .store()
+        .decisions(&purko_store::DecisionFilter {
+            agent: Some("test/open".into()),
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let mut steps: Vec<(String, String)> = decisions
+        .iter()
+        .map(|d| (d.session.clone(), d.step.clone()))
+        .collect();
+    steps.sort();
+    let session = format!("mcp-{id}");
+    assert_eq!(
+        steps,
+        [(session.clone(), "1".to_owned()), (session, "2".to_owned())]
+    );
+    // A closed session, and an unknown one, are rmcp's to refuse.
+    let closed = reqwest::Client::new()
+        .delete(front.url("test/open"))
+        .header("mcp-session-id", &id)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(closed.status().is_success(), "{closed:?}");
+    let after = legacy_post(&front, "test/open", &id)
+        .body(legacy_order(3))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status(), 404);
+    let unknown = legacy_post(&front, "test/open", "no-such-session")
+        .body(legacy_order(3))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+}
+
+#[tokio::test]
+async fn a_2025_session_whose_client_can_elicit_stays_on_rmcps_path() {
+    let front = Front::start().await;
+    let id = session(&front, "test/open", json!({"elicitation": {}})).await;
+    let answer = legacy_post(&front, "test/open", &id)
+        .body(legacy_order(1))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.headers()["content-type"], "text/event-stream");
+    let text = answer.text().await.unwrap();
+    assert!(text.contains(r#""isError":false"#), "{text}");
 }
