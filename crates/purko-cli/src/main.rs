@@ -112,6 +112,11 @@ struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8082", value_name = "ADDR")]
     listen: SocketAddr,
+    /// Threads that serve requests (0: one per core). One keeps each call on one thread, which
+    /// is the fastest while the MCP servers Purko starts share the machine's cores; raise it
+    /// when one core cannot keep up with the agents and clients.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    threads: usize,
 }
 
 #[derive(clap::Args, Debug)]

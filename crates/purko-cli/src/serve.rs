@@ -13,7 +13,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), Failure> {
         tracing::warn!("no manifests given: serving no agents; pass manifest files or folders");
     }
     let manifests = start::manifests(&args.manifests)?;
-    start::runtime(start::Threads::PerCore)?.block_on(run(args, env, manifests))
+    start::runtime(start::Threads::of(args.threads))?.block_on(run(args, env, manifests))
 }
 
 async fn run(

@@ -35,18 +35,34 @@ pub fn manifests(paths: &[PathBuf]) -> Result<Manifests, Failure> {
 /// How many threads a command's runtime runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Threads {
-    /// One client on standard input and output: one thread, so a call never waits for a wake-up
-    /// on another core (blocking work still goes to tokio's blocking pool, the store's writes
-    /// to its own thread).
+    /// One thread, so a call never waits for a wake-up on another core (blocking work still
+    /// goes to tokio's blocking pool, the store's writes to its own thread).
     One,
-    /// A server of many clients: a thread per core.
-    PerCore,
+    /// This many threads; 0 for one per core.
+    Count(usize),
+}
+
+impl Threads {
+    /// `--threads`: 1 is [`Threads::One`], 0 one per core.
+    pub fn of(count: usize) -> Self {
+        if count == 1 {
+            Self::One
+        } else {
+            Self::Count(count)
+        }
+    }
 }
 
 pub fn runtime(threads: Threads) -> Result<tokio::runtime::Runtime, Failure> {
     let mut builder = match threads {
         Threads::One => tokio::runtime::Builder::new_current_thread(),
-        Threads::PerCore => tokio::runtime::Builder::new_multi_thread(),
+        Threads::Count(count) => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            if count > 0 {
+                builder.worker_threads(count);
+            }
+            builder
+        }
     };
     builder.enable_all().build().map_err(|e| {
         Failure::new(
