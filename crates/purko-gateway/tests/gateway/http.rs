@@ -69,6 +69,19 @@ spec:
         Self { dir, engine, port }
     }
 
+    /// The decisions recorded for `agent`, newest first.
+    async fn decisions(&self, agent: &str) -> Vec<purko_store::DecisionRecord> {
+        self.engine
+            .store()
+            .decisions(&purko_store::DecisionFilter {
+                agent: Some(agent.into()),
+                limit: 10,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+    }
+
     fn url(&self, agent: &str) -> String {
         format!("http://127.0.0.1:{}/mcp/{agent}", self.port)
     }
@@ -172,16 +185,7 @@ async fn requests_the_fast_path_leaves_get_rmcps_answers() {
     let text = bare.text().await.unwrap();
     assert!(text.contains("protocolVersion"), "{text}");
     // Nothing above ran: the desk took no order.
-    let decisions = front
-        .engine
-        .store()
-        .decisions(&purko_store::DecisionFilter {
-            agent: Some("test/open".into()),
-            limit: 10,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let decisions = front.decisions("test/open").await;
     assert!(decisions.is_empty(), "{decisions:?}");
 }
 
@@ -302,16 +306,7 @@ async fn calls_in_a_2025_session_whose_client_cannot_elicit_take_the_fast_path_a
         assert_eq!(answer["result"]["isError"], false, "{answer}");
     }
     // The session's own step counter: the calls are steps 1 and 2 of `mcp-<session id>`.
-    let decisions = front
-        .engine
-        .store()
-        .decisions(&purko_store::DecisionFilter {
-            agent: Some("test/open".into()),
-            limit: 10,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let decisions = front.decisions("test/open").await;
     let mut steps: Vec<(String, String)> = decisions
         .iter()
         .map(|d| (d.session.clone(), d.step.clone()))
