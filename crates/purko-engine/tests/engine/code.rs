@@ -9,6 +9,28 @@ use serde_json::json;
 use crate::support::{Harness, approve, assert_refused, call, pending_id, run};
 
 const CODER: &str = "test/coder";
+
+/// `tool` called by `agent` at step `step` of session `s1` with `language` source `code`.
+async fn run_code(
+    engine: &std::sync::Arc<purko_engine::Engine>,
+    agent: &str,
+    step: &str,
+    tool: &str,
+    language: &str,
+    code: &str,
+) -> purko_protocol::Observation {
+    run(
+        engine,
+        call(
+            agent,
+            "s1",
+            step,
+            tool,
+            json!({"language": language, "code": code}),
+        ),
+    )
+    .await
+}
 const CAREFUL: &str = "test/careful";
 
 const AGENTS: &str = r"
@@ -61,15 +83,13 @@ spec:
 async fn a_python_program_runs_in_the_sandbox_and_answers_its_output() {
     let h = Harness::with(AGENTS).await;
     let engine = h.engine().await;
-    let o = run(
+    let o = run_code(
         &engine,
-        call(
-            CODER,
-            "s1",
-            "1",
-            "execute_code",
-            json!({"language": "python", "code": "import os\nprint(6 * 7, os.getuid() != 0)"}),
-        ),
+        CODER,
+        "1",
+        "execute_code",
+        "python",
+        "import os\nprint(6 * 7, os.getuid() != 0)",
     )
     .await;
     assert_eq!(o.status, Status::Success, "{o:#?}");
@@ -78,15 +98,13 @@ async fn a_python_program_runs_in_the_sandbox_and_answers_its_output() {
     assert_eq!(body["exit_code"], 0);
 
     // A write: the same step is answered from the store, not run again.
-    let again = run(
+    let again = run_code(
         &engine,
-        call(
-            CODER,
-            "s1",
-            "1",
-            "execute_code",
-            json!({"language": "python", "code": "import os\nprint(6 * 7, os.getuid() != 0)"}),
-        ),
+        CODER,
+        "1",
+        "execute_code",
+        "python",
+        "import os\nprint(6 * 7, os.getuid() != 0)",
     )
     .await;
     assert!(again.replayed, "{again:#?}");
@@ -97,17 +115,7 @@ async fn a_listed_api_is_refused_before_anything_runs_whatever_the_comments_say(
     let h = Harness::with(AGENTS).await;
     let engine = h.engine().await;
     let code = "import subprocess as sp  # nosec\nsp.run(['id'])\n";
-    let o = run(
-        &engine,
-        call(
-            CODER,
-            "s1",
-            "1",
-            "execute_code",
-            json!({"language": "python", "code": code}),
-        ),
-    )
-    .await;
+    let o = run_code(&engine, CODER, "1", "execute_code", "python", code).await;
     assert_refused(&o, Status::Error, Code::CodeRejected);
     let hits = &o.observation.as_ref().unwrap()["hits"];
     assert_eq!(hits[0]["line"], 1, "the import itself is a hit: {o:#?}");
@@ -118,15 +126,13 @@ async fn a_listed_api_is_refused_before_anything_runs_whatever_the_comments_say(
     );
 
     // The agent took shutil off its list: the same check lets it through.
-    let o = run(
+    let o = run_code(
         &engine,
-        call(
-            CODER,
-            "s1",
-            "2",
-            "execute_code",
-            json!({"language": "python", "code": "import shutil\nprint(shutil.which('python3') is not None)"}),
-        ),
+        CODER,
+        "2",
+        "execute_code",
+        "python",
+        "import shutil\nprint(shutil.which('python3') is not None)",
     )
     .await;
     assert_eq!(o.status, Status::Success, "{o:#?}");
@@ -136,28 +142,24 @@ async fn a_listed_api_is_refused_before_anything_runs_whatever_the_comments_say(
 async fn limits_end_a_run_with_their_codes() {
     let h = Harness::with(AGENTS).await;
     let engine = h.engine().await;
-    let o = run(
+    let o = run_code(
         &engine,
-        call(
-            CODER,
-            "s1",
-            "1",
-            "execute_code",
-            json!({"language": "python", "code": "while True:\n    pass\n"}),
-        ),
+        CODER,
+        "1",
+        "execute_code",
+        "python",
+        "while True:\n    pass\n",
     )
     .await;
     assert_refused(&o, Status::Error, Code::SandboxTimeout);
 
-    let o = run(
+    let o = run_code(
         &engine,
-        call(
-            CODER,
-            "s1",
-            "2",
-            "execute_code",
-            json!({"language": "python", "code": "print('x' * 5000)"}),
-        ),
+        CODER,
+        "2",
+        "execute_code",
+        "python",
+        "print('x' * 5000)",
     )
     .await;
     assert!(o.truncated, "{o:#?}");
@@ -170,17 +172,7 @@ async fn limits_end_a_run_with_their_codes() {
         "{stdout}"
     );
 
-    let o = run(
-        &engine,
-        call(
-            CODER,
-            "s1",
-            "3",
-            "execute_code",
-            json!({"language": "bash", "code": "echo hi"}),
-        ),
-    )
-    .await;
+    let o = run_code(&engine, CODER, "3", "execute_code", "bash", "echo hi").await;
     assert_refused(&o, Status::Error, Code::ValidationFailed);
 }
 
@@ -208,15 +200,13 @@ async fn code_waits_for_a_person_where_writes_do_and_its_alias_runs_bash() {
 async fn an_agent_without_code_execution_gets_no_result_and_the_remedy() {
     let h = Harness::with(AGENTS).await;
     let engine = h.engine().await;
-    let o = run(
+    let o = run_code(
         &engine,
-        call(
-            "test/plain",
-            "s1",
-            "1",
-            "execute_code",
-            json!({"language": "python", "code": "print(1)"}),
-        ),
+        "test/plain",
+        "1",
+        "execute_code",
+        "python",
+        "print(1)",
     )
     .await;
     assert_refused(&o, Status::Error, Code::NoResult);
@@ -235,15 +225,13 @@ async fn static_analysis_is_a_read_that_lists_findings_even_for_a_restricted_age
     let engine = h.engine().await;
     let code =
         "import yaml\n\ndef load(text):\n    return eval(text)\n\nAWS = 'AKIAIOSFODNN7EXAMPLE'\n";
-    let o = run(
+    let o = run_code(
         &engine,
-        call(
-            "test/reviewer",
-            "s1",
-            "1",
-            "static-analysis",
-            json!({"language": "python", "code": code}),
-        ),
+        "test/reviewer",
+        "1",
+        "static-analysis",
+        "python",
+        code,
     )
     .await;
     assert_eq!(o.status, Status::Success, "{o:#?}");
@@ -260,15 +248,13 @@ async fn static_analysis_is_a_read_that_lists_findings_even_for_a_restricted_age
         (Some(4), Some("HIGH"))
     );
 
-    let o = run(
+    let o = run_code(
         &engine,
-        call(
-            "test/reviewer",
-            "s1",
-            "2",
-            "static-analysis",
-            json!({"language": "go", "code": "package main\nfunc main( {"}),
-        ),
+        "test/reviewer",
+        "2",
+        "static-analysis",
+        "go",
+        "package main\nfunc main( {",
     )
     .await;
     assert_eq!(
