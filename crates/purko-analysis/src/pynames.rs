@@ -25,23 +25,13 @@ const DYNAMIC_BUILTINS: &[&str] = &[
     "breakpoint",
 ];
 
-/// Builtins a bare name resolves to without an import.
-const BUILTINS: &[&str] = &[
-    "eval",
-    "exec",
-    "compile",
-    "__import__",
-    "getattr",
-    "globals",
-    "vars",
-    "locals",
-    "open",
-    "breakpoint",
-    "input",
-    "object",
-    "type",
-    "__builtins__",
-];
+/// The other builtins a bare name resolves to without an import.
+const OTHER_BUILTINS: &[&str] = &["input", "object", "type", "__builtins__"];
+
+/// Whether a bare name is a builtin (it resolves without an import).
+fn is_builtin(name: &str) -> bool {
+    DYNAMIC_BUILTINS.contains(&name) || OTHER_BUILTINS.contains(&name)
+}
 
 /// Marks the dictionary `globals()`, `locals()` and `vars()` return.
 const NAMESPACE: &str = "<namespace>";
@@ -213,7 +203,7 @@ impl Names {
                 // of the builtins that reach code; a local variable named `code` or `socket`
                 // is neither.
                 let known = self.bare == Bare::Itself
-                    || BUILTINS.contains(&name)
+                    || is_builtin(name)
                     || self
                         .imports
                         .iter()
