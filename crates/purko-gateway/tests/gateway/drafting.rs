@@ -2,7 +2,7 @@
 //! on a real `SQLite` store with the npm filesystem reference server registered (a real node
 //! process) and API tools.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,16 +21,6 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 const ASSISTANT_HEADING: &str = "# Proposed by an assistant (set_tool_kinds)";
 
-fn filesystem_server() -> PathBuf {
-    let server = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-    assert!(
-        server.exists(),
-        "the MCP reference servers are missing: run npm ci --prefix peers"
-    );
-    server.canonicalize().unwrap()
-}
-
 /// A working folder with a folder of files, the manifests of a filesystem server and two agents:
 /// `test/desk` (every filesystem tool, `guardrail.toolKinds: desk_kinds.yaml`) and `test/shop`
 /// (two API tools, no kinds file).
@@ -41,11 +31,7 @@ struct Desk {
 
 impl Desk {
     fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "purko-drafting-test-{}-{}",
-            std::process::id(),
-            ulid::Ulid::generate()
-        ));
+        let dir = crate::support::temp_dir("drafting");
         let files = dir.join("files");
         std::fs::create_dir_all(&files).unwrap();
         let dir = dir.canonicalize().unwrap();
@@ -85,7 +71,7 @@ spec:
       description: Gets a user, or creates one.
       endpoint: {{url: 'http://127.0.0.1:9/users', method: GET}}
 ",
-                server = filesystem_server().display(),
+                server = crate::support::peer("server-filesystem").display(),
                 files = dir.join("files").display(),
             ),
         )
@@ -171,13 +157,7 @@ async fn the_server_lists_its_three_tools_and_the_prompt() {
     let desk = Desk::new();
     let engine = desk.engine().await;
     let client = desk.connect(&engine, "test/desk").await;
-    let tools: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let tools: Vec<String> = crate::support::tool_names(&client).await;
     assert_eq!(tools, ["writes_file", "set_tool_kinds", "explain_decision"]);
     let prompts: Vec<String> = client
         .list_all_prompts()

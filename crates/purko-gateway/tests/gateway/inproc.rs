@@ -245,13 +245,7 @@ async fn a_restricted_agent_sees_no_writes_and_a_write_call_is_an_error_with_its
     let shop = Shop::start().await;
     let engine = shop.engine().await;
     let client = connect(&engine, "test/reader").await;
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.into_owned())
-        .collect();
+    let names: Vec<String> = crate::support::tool_names(&client).await;
     assert_eq!(names, ["list_items"]);
     let refused = call(
         &client,
@@ -320,13 +314,7 @@ async fn the_listing_follows_the_agents_view_when_an_upstream_adds_a_tool() {
         spec,
     };
     engine.agent("test/desk").unwrap().rebuild(&[tool]).unwrap();
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names: Vec<String> = crate::support::tool_names(&client).await;
     assert_eq!(names, ["lookup_stock"]);
 }
 

@@ -136,13 +136,7 @@ async fn the_client_hears_when_the_agents_tools_change_and_not_when_they_do_not(
     };
     agent.rebuild(std::slice::from_ref(&tool)).unwrap();
     assert_eq!(next(&mut hear).await, "tools/list_changed");
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names: Vec<String> = crate::support::tool_names(&client).await;
     assert_eq!(names, ["lookup_stock"]);
     // A rebuild with nothing new (a server's state changed, say) is not news.
     agent.rebuild(&[tool]).unwrap();

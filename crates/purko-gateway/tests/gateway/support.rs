@@ -116,3 +116,26 @@ pub async fn order_desk() -> u16 {
     tokio::spawn(async move { axum::serve(listener, desk).await.unwrap() });
     port
 }
+
+/// The entry point of the npm reference server `package` (installed by `npm ci --prefix peers`).
+pub fn peer(package: &str) -> PathBuf {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../../peers/node_modules/@modelcontextprotocol/{package}/dist/index.js"
+    ));
+    assert!(
+        server.exists(),
+        "the MCP reference servers are missing: run npm ci --prefix peers"
+    );
+    server.canonicalize().unwrap()
+}
+
+/// The names of the tools `client` is shown.
+pub async fn tool_names<C: ClientHandler>(client: &RunningService<RoleClient, C>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect()
+}

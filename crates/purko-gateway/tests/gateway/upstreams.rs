@@ -2,7 +2,7 @@
 //! processes (which share every prompt name) and the npm filesystem server (which has neither),
 //! for an agent that sees every server and one that lists a filesystem tool only.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,17 +17,6 @@ use serde_json::json;
 const PATIENCE: Duration = Duration::from_secs(30);
 const DOCUMENT: &str = "demo://resource/static/document/architecture.md";
 
-fn peer(package: &str) -> PathBuf {
-    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-        "../../peers/node_modules/@modelcontextprotocol/{package}/dist/index.js"
-    ));
-    assert!(
-        server.exists(),
-        "the MCP reference servers are missing: run npm ci --prefix peers"
-    );
-    server.canonicalize().unwrap()
-}
-
 struct Upstreams {
     dir: PathBuf,
     engine: Arc<Engine>,
@@ -37,7 +26,7 @@ impl Upstreams {
     async fn start() -> Self {
         let dir = crate::support::temp_dir("upstreams");
         std::fs::create_dir_all(dir.join("files")).unwrap();
-        let everything = peer("server-everything");
+        let everything = crate::support::peer("server-everything");
         let path = dir.join("manifests.yaml");
         std::fs::write(
             &path,
@@ -71,7 +60,7 @@ spec:
     - {{name: read_text_file, type: mcp}}
 ",
                 everything = everything.display(),
-                files = peer("server-filesystem").display(),
+                files = crate::support::peer("server-filesystem").display(),
                 dir = dir.join("files").display(),
             ),
         )
@@ -185,13 +174,7 @@ async fn resources_and_templates_pass_through_and_a_read_finds_its_server() {
 async fn an_agent_listing_one_filesystem_tool_sees_no_other_servers_prompts_or_resources() {
     let upstreams = Upstreams::start().await;
     let client = upstreams.connect("test/reader").await;
-    let tools: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let tools: Vec<String> = crate::support::tool_names(&client).await;
     assert_eq!(tools, ["read_text_file"]);
     assert!(client.list_all_prompts().await.unwrap().is_empty());
     assert!(client.list_all_resources().await.unwrap().is_empty());
