@@ -123,20 +123,24 @@ fn config() -> StreamableHttpServerConfig {
 }
 
 async fn handle(State(service): State<Service>, request: Request) -> Response {
-    let route = fast_route(
+    // A session the fast path knows may have just been closed: rmcp's word is the last.
+    let route = match fast_route(
         request.method(),
         request.headers(),
         &service.gateways.sessions,
-    );
-    let kept = match &route {
-        Some(Route::Session(id, _)) => {
-            let id = SessionId::from(id.as_str());
-            service.kept.has_session(&id).await.unwrap_or(false)
+    ) {
+        Some(Route::Session(id, _))
+            if !service
+                .kept
+                .has_session(&SessionId::from(id.as_str()))
+                .await
+                .unwrap_or(false) =>
+        {
+            None
         }
-        Some(Route::Stateless) => true,
-        None => false,
+        route => route,
     };
-    let Some(route) = route.filter(|_| kept) else {
+    let Some(route) = route else {
         return service.rmcp.handle(request).await.map(Body::new);
     };
     let (parts, body) = request.into_parts();
