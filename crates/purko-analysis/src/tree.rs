@@ -17,7 +17,23 @@ thread_local! {
 }
 
 /// Parses `source`; `None` only when tree-sitter gives up (it does not on any input we pass).
+///
+/// tree-sitter-bash 0.25's scanner hands code points to C's `isdigit`, which reads outside its
+/// table for any above 255 (and can crash the process: `{` before such a character does). Bash
+/// is therefore parsed from a copy whose bytes outside ASCII are letters: every byte offset is
+/// the same, so nodes still name their text in `source`, and bash itself splits words on ASCII
+/// blanks only, so a non-ASCII character is part of a word as it is to the shell.
 pub(crate) fn parse(grammar: Grammar, source: &[u8]) -> Option<Tree> {
+    let ascii: Vec<u8>;
+    let source = if grammar == Grammar::Bash && !source.is_ascii() {
+        ascii = source
+            .iter()
+            .map(|&b| if b.is_ascii() { b } else { b'a' })
+            .collect();
+        &ascii
+    } else {
+        source
+    };
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let slot = &mut parsers[grammar as usize];
