@@ -26,8 +26,8 @@ use axum::routing::{MethodRouter, any};
 use purko_engine::Engine;
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientJsonRpcMessage, ClientRequest, JsonRpcRequest,
-    ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
+    CallToolRequestParams, CallToolResponse, JsonRpcVersion2_0, ProtocolVersion, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
@@ -35,6 +35,7 @@ use rmcp::transport::streamable_http_server::session::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use crate::elicit::ProgressTo;
@@ -234,19 +235,21 @@ fn loopback_host(host: Option<&str>) -> bool {
 /// the `MCP-Protocol-Version` header, and calls the tool `Mcp-Name` names; in a session of an
 /// older revision, whose `_meta` names no revision (rmcp would check it against the header).
 fn fast_call(body: &Bytes, headers: &HeaderMap, route: &Route) -> Option<FastCall> {
-    let ClientJsonRpcMessage::Request(JsonRpcRequest {
+    // The one shape read directly: rmcp's general message type tries each kind of message in
+    // turn, which costs more than the rest of the checks together.
+    let Ok(CallMessage {
+        jsonrpc: JsonRpcVersion2_0,
         id,
-        request: ClientRequest::CallToolRequest(mut call),
-        ..
-    }) = serde_json::from_slice(body).ok()?
+        method,
+        mut params,
+    }) = serde_json::from_slice::<CallMessage>(body)
     else {
         return None;
     };
-    // rmcp keeps a request's `_meta` among its extensions.
-    let meta = call
-        .extensions
-        .remove::<RequestMetaObject>()
-        .unwrap_or_default();
+    if method != "tools/call" {
+        return None;
+    }
+    let meta = params.meta.take().unwrap_or_default();
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let fits = match route {
         Route::Stateless => {
@@ -257,15 +260,20 @@ fn fast_call(body: &Bytes, headers: &HeaderMap, route: &Route) -> Option<FastCal
                     .as_ref()
                     .map(ProtocolVersion::as_str)
                     == header("mcp-protocol-version")
-                && header("mcp-name") == Some(&*call.params.name)
+                && header("mcp-name") == Some(&*params.name)
         }
         Route::Session(..) => meta.protocol_version().is_none(),
     };
-    fits.then_some(FastCall {
-        id,
-        params: call.params,
-        meta,
-    })
+    fits.then_some(FastCall { id, params, meta })
+}
+
+/// A single JSON-RPC request whose parameters are those of `tools/call`.
+#[derive(Deserialize)]
+struct CallMessage {
+    jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    method: String,
+    params: CallToolRequestParams,
 }
 
 /// A call the fast path answers.

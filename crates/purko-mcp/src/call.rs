@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use crate::connect::describe;
+use crate::post::Failure;
 use crate::registry::{Registry, ServerState, lock, seconds_until};
 use crate::spec::ServerSpec;
 use crate::tools;
@@ -45,44 +46,34 @@ pub(crate) async fn call(
         return unavailable(registry, index);
     };
 
-    let params = CallToolRequestParams::new(upstream.clone()).with_arguments(arguments);
-    let mut options = PeerRequestOptions::with_timeout(spec.tool_timeout);
-    if let Some(key) = idempotency_key {
-        let mut meta = rmcp::model::RequestMetaObject::new();
+    let meta = idempotency_key.map(|key| {
+        let mut meta = Map::new();
         meta.insert(
             IDEMPOTENCY_META_KEY.to_owned(),
             Value::String(key.to_owned()),
         );
-        options = options.with_meta(meta);
-    }
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-    let Ok(handle) = session
-        .peer
-        .send_request_with_option(request, options)
-        .await
-    else {
-        return unavailable_now(spec, &upstream);
+        meta
+    });
+    let posted = match &session.direct {
+        Some(direct) => {
+            direct
+                .call(
+                    &upstream,
+                    arguments.clone(),
+                    meta.clone(),
+                    spec.tool_timeout,
+                )
+                .await
+        }
+        None => None,
     };
-    // rmcp cancels upstream when its own timeout fires; the guard covers a caller that stops
-    // waiting (its future dropped) before an answer or a timeout.
-    let mut guard = CancelOnDrop {
-        peer: Some(session.peer.clone()),
-        id: handle.id.clone(),
+    let answer = match posted {
+        Some(answer) => answer,
+        None => through_rmcp(&session.peer, spec, &upstream, arguments, meta).await,
     };
-    let answer = handle.await_response().await;
-    guard.peer = None;
     match answer {
-        Ok(ServerResult::CallToolResult(result)) => from_result(spec, &upstream, result),
-        Ok(other) => Observation::error(
-            Code::UpstreamError,
-            format!(
-                "MCP server '{}' answered tools/call of '{upstream}' with something that is not a tool result",
-                spec.name
-            ),
-            "try the call again later or use another tool; the operator can check the server's version",
-        )
-        .with_observation(json!({ "answer": spec.redact(&serde_json::to_string(&other).unwrap_or_default()) })),
-        Err(ServiceError::Timeout { timeout }) => Observation::error(
+        Ok(result) => from_result(spec, &upstream, result),
+        Err(Failure::Timeout(timeout)) => Observation::error(
             Code::UpstreamTimeout,
             format!(
                 "'{upstream}' on MCP server '{}' did not answer within {} s and was cancelled",
@@ -91,23 +82,66 @@ pub(crate) async fn call(
             ),
             "try again with a smaller request, or later; if it keeps timing out, tell the operator",
         ),
-        Err(ServiceError::McpError(e)) => Observation::error(
-            Code::UpstreamError,
-            spec.redact(&format!("'{upstream}' failed on MCP server '{}': {}", spec.name, e.message)),
-            "check the arguments against the tool's input schema and call it again",
-        ),
-        Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
-            unavailable_now(spec, &upstream)
-        }
-        Err(e) => Observation::error(
+        Err(Failure::Server(e)) => Observation::error(
             Code::UpstreamError,
             spec.redact(&format!(
-                "'{upstream}' on MCP server '{}' failed: {}",
+                "'{upstream}' failed on MCP server '{}': {}",
+                spec.name, e.message
+            )),
+            "check the arguments against the tool's input schema and call it again",
+        ),
+        Err(Failure::Gone) => unavailable_now(spec, &upstream),
+        Err(Failure::Other(why)) => Observation::error(
+            Code::UpstreamError,
+            spec.redact(&format!(
+                "'{upstream}' on MCP server '{}' failed: {why}",
                 spec.name,
-                describe(&e)
             )),
             "try the call again; if it fails the same way, use another tool or tell the operator",
         ),
+    }
+}
+
+/// The call sent through rmcp's client: every stdio server, and HTTP servers whose session
+/// Purko does not post on itself.
+async fn through_rmcp(
+    peer: &Peer<RoleClient>,
+    spec: &ServerSpec,
+    upstream: &str,
+    arguments: Map<String, Value>,
+    meta: Option<Map<String, Value>>,
+) -> Result<CallToolResult, Failure> {
+    let params = CallToolRequestParams::new(upstream.to_owned()).with_arguments(arguments);
+    let mut options = PeerRequestOptions::with_timeout(spec.tool_timeout);
+    if let Some(meta) = meta {
+        let mut object = rmcp::model::RequestMetaObject::new();
+        for (key, value) in meta {
+            object.insert(key, value);
+        }
+        options = options.with_meta(object);
+    }
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let Ok(handle) = peer.send_request_with_option(request, options).await else {
+        return Err(Failure::Gone);
+    };
+    // rmcp cancels upstream when its own timeout fires; the guard covers a caller that stops
+    // waiting (its future dropped) before an answer or a timeout.
+    let mut guard = CancelOnDrop {
+        peer: Some(peer.clone()),
+        id: handle.id.clone(),
+    };
+    let answer = handle.await_response().await;
+    guard.peer = None;
+    match answer {
+        Ok(ServerResult::CallToolResult(result)) => Ok(result),
+        Ok(other) => Err(Failure::Other(format!(
+            "the server answered with something that is not a tool result: {}",
+            serde_json::to_string(&other).unwrap_or_default()
+        ))),
+        Err(ServiceError::Timeout { timeout }) => Err(Failure::Timeout(timeout)),
+        Err(ServiceError::McpError(e)) => Err(Failure::Server(e)),
+        Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => Err(Failure::Gone),
+        Err(e) => Err(Failure::Other(describe(&e))),
     }
 }
 

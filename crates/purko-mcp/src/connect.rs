@@ -10,7 +10,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation, ServerResult,
+    ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation,
+    ProtocolVersion, ServerResult,
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -20,6 +21,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Notify;
 
+use crate::post::{Direct, Recorder};
 use crate::registry::lock;
 use crate::spec::{ServerSpec, Transport};
 
@@ -55,6 +57,8 @@ impl ClientHandler for Handler {
 pub(crate) struct Opened {
     pub running: RunningService<RoleClient, Handler>,
     pub pid: Option<u32>,
+    /// `tools/call` posted by Purko on an HTTP session before the 2026-07-28 revision.
+    pub direct: Option<Direct>,
     pub tools: Vec<Value>,
     pub stderr: StderrTail,
 }
@@ -97,9 +101,11 @@ async fn open_unbounded(
     phase: &Mutex<&'static str>,
     stderr: &StderrTail,
 ) -> Result<Opened, String> {
-    let handler = Handler { relist };
+    let handler = Handler {
+        relist: Arc::clone(&relist),
+    };
     *lock(phase) = "initialize";
-    let (running, pid) = match &spec.transport {
+    let (running, pid, recorder) = match &spec.transport {
         Transport::Stdio {
             command,
             args,
@@ -134,7 +140,7 @@ async fn open_unbounded(
                 .serve(child)
                 .await
                 .map_err(|e| format!("initialize failed: {e}"))?;
-            (running, pid)
+            (running, pid, None)
         }
         Transport::Http { url, headers } => {
             let mut custom = HashMap::new();
@@ -158,21 +164,33 @@ async fn open_unbounded(
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .map_err(|e| format!("cannot make an HTTP client for {url}: {e}"))?;
-            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let recorder = Recorder::new(client);
+            let transport = StreamableHttpClientTransport::with_client(recorder.clone(), config);
             let running = handler
                 .serve(transport)
                 .await
                 .map_err(|e| format!("initialize at {url} failed: {e}"))?;
-            (running, None)
+            (running, None, Some(recorder))
         }
     };
     *lock(phase) = "the first tools/list";
     let tools = list_tools(running.peer())
         .await
         .map_err(|e| format!("tools/list failed: {e}"))?;
+    // From 2026-07-28 on, each request carries routing headers and `_meta` of its own: those
+    // calls stay on rmcp's path.
+    let direct = recorder
+        .filter(|_| {
+            running
+                .peer()
+                .peer_info()
+                .is_some_and(|info| info.protocol_version < ProtocolVersion::STANDARD_HEADERS)
+        })
+        .map(|recorder| recorder.direct(relist));
     Ok(Opened {
         running,
         pid,
+        direct,
         tools,
         stderr: stderr.clone(),
     })

@@ -3,6 +3,7 @@
 mod call;
 mod connect;
 mod passthrough;
+mod post;
 mod registry;
 mod spec;
 mod supervisor;

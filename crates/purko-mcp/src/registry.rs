@@ -17,6 +17,7 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::post::Direct;
 use crate::spec::ServerSpec;
 use crate::tools::{self, McpTool};
 
@@ -89,6 +90,7 @@ pub(crate) struct Slot {
 pub(crate) struct Session {
     pub id: u64,
     pub peer: Peer<RoleClient>,
+    pub direct: Option<Arc<Direct>>,
 }
 
 #[derive(Debug)]

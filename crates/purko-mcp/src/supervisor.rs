@@ -102,12 +102,14 @@ async fn keep(
     let Opened {
         running,
         pid,
+        direct,
         tools: raw,
         stderr,
     } = opened;
     let session = Session {
         id: SESSION_IDS.fetch_add(1, Ordering::Relaxed),
         peer: running.peer().clone(),
+        direct: direct.map(Arc::new),
     };
     let accepted = tools::accept(&raw, &slot.spec.catalogue);
     {

@@ -109,11 +109,7 @@ async fn a_slow_call_times_out_as_upstream_timeout() {
 
 #[tokio::test]
 async fn everything_over_streamable_http() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::free_port();
     let mut server = tokio::process::Command::new("node")
         .arg(peer("server-everything").join("dist/index.js"))
         .arg("streamableHttp")

@@ -83,6 +83,41 @@ fn scripted() -> Transport {
     ])
 }
 
+/// The scripted server over streamable HTTP on a port of its own, once it listens, and its
+/// process, killed when dropped.
+async fn scripted_http() -> (Transport, tokio::process::Child) {
+    let port = free_port();
+    let server = tokio::process::Command::new("node")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/fixtures/scripted.mjs"))
+        .arg(peer("sdk"))
+        .args(["--http", &port.to_string()])
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node runs");
+    tokio::time::timeout(PATIENCE, async {
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the scripted server listens");
+    let transport = Transport::Http {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: vec![],
+    };
+    (transport, server)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 fn spec(name: &str, transport: Transport) -> ServerSpec {
     let mut spec = ServerSpec::new(name, transport);
     spec.startup_timeout = Duration::from_secs(30);

@@ -1,0 +1,485 @@
+//! `tools/call` on a streamable HTTP server, posted by Purko itself on the session rmcp opened.
+//!
+//! rmcp's client passes each request from its service loop to its transport's worker, which
+//! spawns the POST, parses the answer and sends it back the same way: several task hops, a
+//! tenth of a millisecond or more on every call to an HTTP server. Purko posts `tools/call` on the same session itself (the session id, revision
+//! header and operator's headers rmcp last sent, which [`Recorder`] keeps) and reads the JSON or
+//! event-stream answer in the caller's task. Everything else stays rmcp's: `initialize`, lists,
+//! the server's own stream, pings, reconnection, and a session the server has ended.
+//!
+//! Invariants: only a request the server refused without taking it (404 for an ended session)
+//! goes back to rmcp's path, so a call is never sent twice; a call that times out or whose
+//! caller goes away is cancelled on the server with `notifications/cancelled`; an answer is
+//! read within [`MAX_ANSWER`] bytes; a request the server makes meanwhile is answered (a ping
+//! with an empty result, anything else with "method not found", as Purko's client offers no
+//! capabilities), and `notifications/tools/list_changed` re-lists as on rmcp's path.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ClientJsonRpcMessage, ClientRequest, ErrorCode};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sse_stream::{Sse, SseStream};
+use tokio::sync::Notify;
+
+use crate::registry::lock;
+
+/// The most an answer may take, as rmcp's client allows for a JSON answer.
+pub(crate) const MAX_ANSWER: usize = 16 * 1024 * 1024;
+/// The most of an error answer's body kept for the message.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// What a POST on the session carries, as rmcp last sent it.
+#[derive(Debug)]
+struct Posting {
+    uri: Arc<str>,
+    session_id: Option<Arc<str>>,
+    auth: Option<String>,
+    headers: HashMap<HeaderName, HeaderValue>,
+}
+
+/// reqwest's client for rmcp's transport, which also keeps what rmcp's requests on the session
+/// carry (session id, `MCP-Protocol-Version`, the operator's headers) for [`Direct`].
+#[derive(Clone, Debug)]
+pub(crate) struct Recorder {
+    client: reqwest::Client,
+    last: Arc<Mutex<Option<Arc<Posting>>>>,
+}
+
+impl Recorder {
+    pub fn new(client: reqwest::Client) -> Self {
+        Self {
+            client,
+            last: Arc::default(),
+        }
+    }
+
+    /// Keeps what a POST on the session carries; `initialize` opens a session and has none.
+    fn record(
+        &self,
+        message: &ClientJsonRpcMessage,
+        uri: &Arc<str>,
+        session_id: Option<&Arc<str>>,
+        auth: Option<&String>,
+        headers: &HashMap<HeaderName, HeaderValue>,
+    ) {
+        if let ClientJsonRpcMessage::Request(request) = message
+            && matches!(request.request, ClientRequest::InitializeRequest(_))
+        {
+            return;
+        }
+        let mut last = lock(&self.last);
+        let same = last.as_ref().is_some_and(|p| {
+            p.uri == *uri
+                && p.session_id.as_ref() == session_id
+                && p.auth.as_ref() == auth
+                && p.headers == *headers
+        });
+        if !same {
+            *last = Some(Arc::new(Posting {
+                uri: Arc::clone(uri),
+                session_id: session_id.cloned(),
+                auth: auth.cloned(),
+                headers: headers.clone(),
+            }));
+        }
+    }
+
+    /// Calls on the session rmcp opened with this client, once it has sent a request on it.
+    pub fn direct(&self, relist: Arc<Notify>) -> Direct {
+        Direct {
+            client: self.client.clone(),
+            last: Arc::clone(&self.last),
+            relist,
+            next_id: AtomicU64::new(1),
+        }
+    }
+}
+
+impl StreamableHttpClient for Recorder {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.record(
+            &message,
+            &uri,
+            session_id.as_ref(),
+            auth_header.as_ref(),
+            &custom_headers,
+        );
+        self.client
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.record(
+            &message,
+            &uri,
+            session_id.as_ref(),
+            auth_header.as_ref(),
+            &custom_headers,
+        );
+        self.client
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.client
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        self.client
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        self.client
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+    }
+}
+
+/// How a call posted directly ended.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// No answer within the tool's timeout; the server was told to stop.
+    Timeout(Duration),
+    /// The server answered with a JSON-RPC error.
+    Server(ErrorData),
+    /// The connection or the session ended before an answer: the call may have taken effect.
+    Gone,
+    /// The server answered something else: a sentence saying what.
+    Other(String),
+}
+
+/// `tools/call` posted on one session. See the module's comment.
+#[derive(Debug)]
+pub(crate) struct Direct {
+    client: reqwest::Client,
+    last: Arc<Mutex<Option<Arc<Posting>>>>,
+    relist: Arc<Notify>,
+    next_id: AtomicU64,
+}
+
+/// A JSON-RPC message from the server, as far as the call needs it.
+#[derive(Deserialize)]
+struct Message {
+    id: Option<Value>,
+    method: Option<String>,
+    result: Option<Value>,
+    error: Option<ErrorData>,
+}
+
+impl Direct {
+    /// The call's answer, or `None` when the server refused it without taking it (the session
+    /// has ended; rmcp's path then finds out and opens a new one) or no session is known yet.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        meta: Option<Map<String, Value>>,
+        timeout: Duration,
+    ) -> Option<Result<CallToolResult, Failure>> {
+        let posting = lock(&self.last).clone()?;
+        // A string id never meets the numbers rmcp's own requests use on the session.
+        let id = format!("purko-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+        let mut params = json!({ "name": name, "arguments": arguments });
+        if let Some(meta) = meta {
+            params["_meta"] = Value::Object(meta);
+        }
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params });
+        let mut cancel = CancelOnDrop {
+            target: Some((self.client.clone(), Arc::clone(&posting))),
+            id: id.clone(),
+        };
+        let answer = tokio::time::timeout(timeout, self.exchange(&posting, &id, &body)).await;
+        match answer {
+            Ok(Some(answer)) => {
+                cancel.target = None;
+                Some(answer)
+            }
+            // Not taken: nothing to cancel.
+            Ok(None) => {
+                cancel.target = None;
+                None
+            }
+            Err(_) => Some(Err(Failure::Timeout(timeout))),
+        }
+    }
+
+    async fn exchange(
+        &self,
+        posting: &Posting,
+        id: &str,
+        body: &Value,
+    ) -> Option<Result<CallToolResult, Failure>> {
+        let Ok(response) = post(&self.client, posting, body).send().await else {
+            return Some(Err(Failure::Gone));
+        };
+        let status = response.status();
+        if status == reqwest::StatusCode::NOT_FOUND && posting.session_id.is_some() {
+            return None;
+        }
+        let media = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|v| v.trim().to_ascii_lowercase());
+        if !status.is_success() {
+            let text = read_limited(response, MAX_ERROR_BODY)
+                .await
+                .unwrap_or_default();
+            if let Ok(Message {
+                error: Some(error), ..
+            }) = serde_json::from_slice::<Message>(&text)
+            {
+                return Some(Err(Failure::Server(error)));
+            }
+            let text = String::from_utf8_lossy(&text);
+            let text: String = text.chars().take(300).collect();
+            return Some(Err(Failure::Other(format!(
+                "the server answered HTTP {status}: {text}"
+            ))));
+        }
+        Some(match media.as_deref() {
+            Some("application/json") => match read_limited(response, MAX_ANSWER).await {
+                Ok(bytes) => match serde_json::from_slice::<Message>(&bytes) {
+                    Ok(message) => self.answer_of(posting, id, message).unwrap_or_else(|| {
+                        Err(Failure::Other(
+                            "the server answered a different request".into(),
+                        ))
+                    }),
+                    Err(e) => Err(Failure::Other(format!(
+                        "the server's answer is not JSON-RPC: {e}"
+                    ))),
+                },
+                Err(why) => Err(why),
+            },
+            Some("text/event-stream") => self.read_stream(posting, id, response).await,
+            other => Err(Failure::Other(format!(
+                "the server answered with content type {}, neither JSON nor an event stream",
+                other.unwrap_or("(none)")
+            ))),
+        })
+    }
+
+    /// Reads events until the call's answer, handling what else the server sends meanwhile.
+    async fn read_stream(
+        &self,
+        posting: &Posting,
+        id: &str,
+        response: reqwest::Response,
+    ) -> Result<CallToolResult, Failure> {
+        let mut events = SseStream::from_bytes_stream(limited(response.bytes_stream(), MAX_ANSWER));
+        while let Some(event) = events.next().await {
+            let Ok(event) = event else {
+                return Err(Failure::Gone);
+            };
+            let Some(data) = event.data.filter(|d| !d.trim().is_empty()) else {
+                continue;
+            };
+            let Ok(message) = serde_json::from_str::<Message>(&data) else {
+                tracing::debug!("an event that is not JSON-RPC was skipped");
+                continue;
+            };
+            if let Some(answer) = self.answer_of(posting, id, message) {
+                return answer;
+            }
+        }
+        Err(Failure::Gone)
+    }
+
+    /// The call's answer if `message` is it; otherwise handles it and gives `None`.
+    fn answer_of(
+        &self,
+        posting: &Posting,
+        id: &str,
+        message: Message,
+    ) -> Option<Result<CallToolResult, Failure>> {
+        match (message.id, message.method) {
+            (Some(Value::String(answered)), None) if answered == id => {
+                Some(match (message.result, message.error) {
+                    (_, Some(error)) => Err(Failure::Server(error)),
+                    (Some(result), None) => serde_json::from_value(result).map_err(|e| {
+                        Failure::Other(format!("the answer is not a tool result: {e}"))
+                    }),
+                    (None, None) => Err(Failure::Other(
+                        "the answer has neither a result nor an error".into(),
+                    )),
+                })
+            }
+            (None, Some(method)) => {
+                if method == "notifications/tools/list_changed" {
+                    self.relist.notify_one();
+                }
+                None
+            }
+            (Some(request), Some(method)) => {
+                let reply = if method == "ping" {
+                    json!({ "jsonrpc": "2.0", "id": request, "result": {} })
+                } else {
+                    let error = ErrorData::new(
+                        ErrorCode::METHOD_NOT_FOUND,
+                        format!("Purko's client does not offer '{method}'"),
+                        None,
+                    );
+                    json!({ "jsonrpc": "2.0", "id": request, "error": error })
+                };
+                let send = post(&self.client, posting, &reply);
+                tokio::spawn(async move {
+                    let _ = send.send().await;
+                });
+                None
+            }
+            // Another request's answer, or not a message at all.
+            (_, None) => None,
+        }
+    }
+}
+
+fn post(client: &reqwest::Client, posting: &Posting, body: &Value) -> reqwest::RequestBuilder {
+    let mut request = client
+        .post(posting.uri.as_ref())
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header(CONTENT_TYPE, "application/json");
+    for (name, value) in &posting.headers {
+        request = request.header(name, value);
+    }
+    if let Some(session) = &posting.session_id {
+        request = request.header("mcp-session-id", session.as_ref());
+    }
+    if let Some(token) = &posting.auth {
+        request = request.bearer_auth(token);
+    }
+    request.body(body.to_string())
+}
+
+async fn read_limited(response: reqwest::Response, max: usize) -> Result<Vec<u8>, Failure> {
+    let mut body = Vec::new();
+    let mut chunks = limited(response.bytes_stream(), max);
+    while let Some(chunk) = chunks.next().await {
+        match chunk {
+            Ok(chunk) => body.extend_from_slice(&chunk),
+            Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+                return Err(Failure::Other(e.to_string()));
+            }
+            Err(_) => return Err(Failure::Gone),
+        }
+    }
+    Ok(body)
+}
+
+/// A response body that ends in an error past `max` bytes.
+fn limited(
+    chunks: impl Stream<Item = reqwest::Result<bytes::Bytes>>,
+    max: usize,
+) -> impl Stream<Item = std::io::Result<bytes::Bytes>> {
+    chunks.scan((0usize, false), move |(read, ended), chunk| {
+        if *ended {
+            return futures::future::ready(None);
+        }
+        let chunk = chunk.map_err(std::io::Error::other).and_then(|chunk| {
+            *read += chunk.len();
+            if *read > max {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::FileTooLarge,
+                    format!("the server's answer is larger than {} MiB", max >> 20),
+                ))
+            } else {
+                Ok(chunk)
+            }
+        });
+        *ended = chunk.is_err();
+        futures::future::ready(Some(chunk))
+    })
+}
+
+/// Sends `notifications/cancelled` for a call whose caller stopped waiting or that timed out.
+struct CancelOnDrop {
+    target: Option<(reqwest::Client, Arc<Posting>)>,
+    id: String,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some((client, posting)) = self.target.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let notice = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+            "requestId": self.id, "reason": "the caller stopped waiting" } });
+        let send = post(&client, &posting, &notice);
+        runtime.spawn(async move {
+            let _ = send.send().await;
+        });
+    }
+}
