@@ -71,7 +71,7 @@ impl Client<'_> {
 /// each side warm, as under back-to-back calls, and whatever the machine or the upstream does
 /// meanwhile weighs on both alike.
 async fn medians(direct: Client<'_>, through: Client<'_>) -> (f64, f64) {
-    const BLOCK: usize = 50;
+    const BLOCK: usize = 10;
     for n in 0..WARM_UP as u64 {
         direct.echo(n).await;
         through.echo(n).await;
@@ -355,6 +355,7 @@ spec:
     times.sort();
     let through = times[LISTS / 2].as_secs_f64() * 1e3;
     let _ = client.cancel().await;
+    let answered = answer_times(purko, &manifest, &work.join("many-state")).await;
 
     // The same number of tools from one upstream, listed directly: what the client's own
     // parsing and the transport cost.
@@ -380,6 +381,62 @@ spec:
         SERVERS * TOOLS,
         through - alone
     );
+    eprintln!(
+        "list   answered by purko gateway --stdio (request written to answer read, not parsed): {answered:.2} ms"
+    );
+}
+
+/// The median time from writing `tools/list` to `purko gateway --stdio` to reading the whole
+/// answer, unparsed: how long Purko takes to answer from its cache, without a client's parsing.
+async fn answer_times(purko: &str, manifest: &Path, state: &Path) -> f64 {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    const LISTS: usize = 300;
+    let mut gateway = tokio::process::Command::new(purko)
+        .args(["gateway", "--stdio", "--agent", "bench/many"])
+        .arg(manifest)
+        .env("PURKO_HOME", state)
+        .env("PURKO_LOG", "error")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("purko");
+    let mut input = gateway.stdin.take().expect("stdin");
+    let mut output = BufReader::new(gateway.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    input
+        .write_all(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .expect("initialize");
+    output.read_line(&mut line).await.expect("initialized");
+    let list = concat!(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, "\n").as_bytes();
+    let mut times = Vec::with_capacity(LISTS);
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while times.len() < LISTS {
+        line.clear();
+        let started = Instant::now();
+        input.write_all(list).await.expect("tools/list");
+        output.read_line(&mut line).await.expect("an answer");
+        let elapsed = started.elapsed();
+        // Until every upstream's tools are in (ten node processes start at once).
+        if line.matches(r#""inputSchema""#).count() == 1000 {
+            times.push(elapsed);
+        } else {
+            assert!(Instant::now() < deadline, "not every upstream came up");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    times.sort();
+    times[LISTS / 2].as_secs_f64() * 1e3
 }
 
 /// `purko serve` on `port` with the bench's tokens, killed when dropped.
@@ -598,9 +655,22 @@ spec:
         "http://127.0.0.1:{purko_port}/mcp/bench/bench"
     ))
     .auth_header("bench-agent");
-    let through = newest(StreamableHttpClientTransport::with_client(pooled(), config)).await;
+    let through = newest(StreamableHttpClientTransport::with_client(
+        pooled(),
+        config.clone(),
+    ))
+    .await;
     let (d, p) = medians(Client::Mcp(&direct), Client::Mcp(&through)).await;
     report("http", d, p);
-    let _ = direct.cancel().await;
     let _ = through.cancel().await;
+    // The same client on the 2025-11-25 handshake through Purko too, as it speaks to the npm
+    // server: Purko's own cost, without the newer revision's extra work in the client.
+    let session =
+        ().serve(StreamableHttpClientTransport::with_client(pooled(), config))
+            .await
+            .expect("an MCP client");
+    let (d, p) = medians(Client::Mcp(&direct), Client::Mcp(&session)).await;
+    report("http-session", d, p);
+    let _ = direct.cancel().await;
+    let _ = session.cancel().await;
 }
