@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use rmcp::transport::streamable_http_client::{
@@ -40,13 +40,52 @@ pub(crate) const MAX_ANSWER: usize = 16 * 1024 * 1024;
 /// The most of an error answer's body kept for the message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// What a POST on the session carries, as rmcp last sent it.
+/// What a POST on the session carries, as rmcp last sent it, and the URL and headers of
+/// Purko's own POSTs made from it once.
 #[derive(Debug)]
 struct Posting {
     uri: Arc<str>,
     session_id: Option<Arc<str>>,
     auth: Option<String>,
     headers: HashMap<HeaderName, HeaderValue>,
+    url: reqwest::Url,
+    prepared: HeaderMap,
+}
+
+impl Posting {
+    fn new(
+        uri: &Arc<str>,
+        session_id: Option<&Arc<str>>,
+        auth: Option<&String>,
+        headers: &HashMap<HeaderName, HeaderValue>,
+    ) -> Option<Self> {
+        let url = reqwest::Url::parse(uri).ok()?;
+        let mut prepared = HeaderMap::with_capacity(headers.len() + 4);
+        prepared.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        prepared.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        for (name, value) in headers {
+            prepared.insert(name.clone(), value.clone());
+        }
+        if let Some(session) = session_id {
+            prepared.insert("mcp-session-id", HeaderValue::from_str(session).ok()?);
+        }
+        if let Some(token) = auth {
+            let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+            value.set_sensitive(true);
+            prepared.insert(AUTHORIZATION, value);
+        }
+        Some(Self {
+            uri: Arc::clone(uri),
+            session_id: session_id.cloned(),
+            auth: auth.cloned(),
+            headers: headers.clone(),
+            url,
+            prepared,
+        })
+    }
 }
 
 /// reqwest's client for rmcp's transport, which also keeps what rmcp's requests on the session
@@ -87,12 +126,8 @@ impl Recorder {
                 && p.headers == *headers
         });
         if !same {
-            *last = Some(Arc::new(Posting {
-                uri: Arc::clone(uri),
-                session_id: session_id.cloned(),
-                auth: auth.cloned(),
-                headers: headers.clone(),
-            }));
+            // A URL or header Purko cannot repeat leaves the calls to rmcp.
+            *last = Posting::new(uri, session_id, auth, headers).map(Arc::new);
         }
     }
 
@@ -405,20 +440,10 @@ impl Direct {
 }
 
 fn post(client: &reqwest::Client, posting: &Posting, body: &Value) -> reqwest::RequestBuilder {
-    let mut request = client
-        .post(posting.uri.as_ref())
-        .header(ACCEPT, "application/json, text/event-stream")
-        .header(CONTENT_TYPE, "application/json");
-    for (name, value) in &posting.headers {
-        request = request.header(name, value);
-    }
-    if let Some(session) = &posting.session_id {
-        request = request.header("mcp-session-id", session.as_ref());
-    }
-    if let Some(token) = &posting.auth {
-        request = request.bearer_auth(token);
-    }
-    request.body(body.to_string())
+    client
+        .post(posting.url.clone())
+        .headers(posting.prepared.clone())
+        .body(body.to_string())
 }
 
 async fn read_limited(response: reqwest::Response, max: usize) -> Result<Vec<u8>, Failure> {
