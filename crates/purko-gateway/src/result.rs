@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use purko_protocol::{Observation, Status};
 use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// The MCP answer to a guarded call: success carries an MCP server's content blocks as the
@@ -45,7 +46,7 @@ fn mcp_content(answer: &Value) -> Option<Vec<ContentBlock>> {
     {
         return None;
     }
-    serde_json::from_value(answer.get("content")?.clone()).ok()
+    Vec::<ContentBlock>::deserialize(answer.get("content")?).ok()
 }
 
 fn refusal_text(observation: &Observation) -> String {

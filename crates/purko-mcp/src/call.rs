@@ -57,12 +57,7 @@ pub(crate) async fn call(
     let posted = match &session.direct {
         Some(direct) => {
             direct
-                .call(
-                    &upstream,
-                    arguments.clone(),
-                    meta.clone(),
-                    spec.tool_timeout,
-                )
+                .call(&upstream, &arguments, meta.as_ref(), spec.tool_timeout)
                 .await
         }
         None => None,

@@ -2,9 +2,10 @@
 //!
 //! rmcp's client passes each request from its service loop to its transport's worker, which
 //! spawns the POST, parses the answer and sends it back the same way: several task hops, a
-//! tenth of a millisecond or more on every call to an HTTP server. Purko posts `tools/call` on the same session itself (the session id, revision
-//! header and operator's headers rmcp last sent, which [`Recorder`] keeps) and reads the JSON or
-//! event-stream answer in the caller's task. Everything else stays rmcp's: `initialize`, lists,
+//! tenth of a millisecond or more on every call to an HTTP server. Purko posts `tools/call` on
+//! the same session itself (the session id, revision header and operator's headers rmcp last
+//! sent, which [`Recorder`] keeps) and reads the JSON or event-stream answer in the caller's
+//! task. Everything else stays rmcp's: `initialize`, lists,
 //! the server's own stream, pings, reconnection, and a session the server has ended.
 //!
 //! Invariants: only a request the server refused without taking it (404 for an ended session)
@@ -28,7 +29,7 @@ use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sse_stream::{Sse, SseStream};
 use tokio::sync::Notify;
@@ -36,20 +37,17 @@ use tokio::sync::Notify;
 use crate::registry::lock;
 
 /// The most an answer may take, as rmcp's client allows for a JSON answer.
-pub(crate) const MAX_ANSWER: usize = 16 * 1024 * 1024;
+const MAX_ANSWER: usize = 16 * 1024 * 1024;
+/// The header naming the session.
+const SESSION_ID: &str = "mcp-session-id";
 /// The most of an error answer's body kept for the message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// What a POST on the session carries, as rmcp last sent it, and the URL and headers of
-/// Purko's own POSTs made from it once.
-#[derive(Debug)]
+/// The URL and headers of a POST on the session, made once from what rmcp last sent.
+#[derive(Debug, PartialEq)]
 struct Posting {
-    uri: Arc<str>,
-    session_id: Option<Arc<str>>,
-    auth: Option<String>,
-    headers: HashMap<HeaderName, HeaderValue>,
     url: reqwest::Url,
-    prepared: HeaderMap,
+    headers: HeaderMap,
 }
 
 impl Posting {
@@ -70,7 +68,7 @@ impl Posting {
             prepared.insert(name.clone(), value.clone());
         }
         if let Some(session) = session_id {
-            prepared.insert("mcp-session-id", HeaderValue::from_str(session).ok()?);
+            prepared.insert(SESSION_ID, HeaderValue::from_str(session).ok()?);
         }
         if let Some(token) = auth {
             let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
@@ -78,12 +76,8 @@ impl Posting {
             prepared.insert(AUTHORIZATION, value);
         }
         Some(Self {
-            uri: Arc::clone(uri),
-            session_id: session_id.cloned(),
-            auth: auth.cloned(),
-            headers: headers.clone(),
             url,
-            prepared,
+            headers: prepared,
         })
     }
 }
@@ -118,16 +112,11 @@ impl Recorder {
         {
             return;
         }
+        // A URL or header Purko cannot repeat leaves the calls to rmcp.
+        let posting = Posting::new(uri, session_id, auth, headers);
         let mut last = lock(&self.last);
-        let same = last.as_ref().is_some_and(|p| {
-            p.uri == *uri
-                && p.session_id.as_ref() == session_id
-                && p.auth.as_ref() == auth
-                && p.headers == *headers
-        });
-        if !same {
-            // A URL or header Purko cannot repeat leaves the calls to rmcp.
-            *last = Posting::new(uri, session_id, auth, headers).map(Arc::new);
+        if last.as_deref() != posting.as_ref() {
+            *last = posting.map(Arc::new);
         }
     }
 
@@ -262,6 +251,15 @@ pub(crate) struct Direct {
     next_id: AtomicU64,
 }
 
+/// `tools/call`'s parameters, borrowed from the caller.
+#[derive(Serialize)]
+struct CallParams<'a> {
+    name: &'a str,
+    arguments: &'a Map<String, Value>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a Map<String, Value>>,
+}
+
 /// A JSON-RPC message from the server, as far as the call needs it.
 #[derive(Deserialize)]
 struct Message {
@@ -277,23 +275,25 @@ impl Direct {
     pub async fn call(
         &self,
         name: &str,
-        arguments: Map<String, Value>,
-        meta: Option<Map<String, Value>>,
+        arguments: &Map<String, Value>,
+        meta: Option<&Map<String, Value>>,
         timeout: Duration,
     ) -> Option<Result<CallToolResult, Failure>> {
         let posting = lock(&self.last).clone()?;
         // A string id never meets the numbers rmcp's own requests use on the session.
         let id = format!("purko-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
-        let mut params = json!({ "name": name, "arguments": arguments });
-        if let Some(meta) = meta {
-            params["_meta"] = Value::Object(meta);
-        }
-        let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params });
+        let body = serde_json::to_string(&json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": CallParams { name, arguments, meta },
+        }))
+        .ok()?;
         let mut cancel = CancelOnDrop {
             target: Some((self.client.clone(), Arc::clone(&posting))),
             id: id.clone(),
         };
-        let answer = tokio::time::timeout(timeout, self.exchange(&posting, &id, &body)).await;
+        let answer = tokio::time::timeout(timeout, self.exchange(&posting, &id, body)).await;
         match answer {
             Ok(Some(answer)) => {
                 cancel.target = None;
@@ -312,13 +312,13 @@ impl Direct {
         &self,
         posting: &Posting,
         id: &str,
-        body: &Value,
+        body: String,
     ) -> Option<Result<CallToolResult, Failure>> {
         let Ok(response) = post(&self.client, posting, body).send().await else {
             return Some(Err(Failure::Gone));
         };
         let status = response.status();
-        if status == reqwest::StatusCode::NOT_FOUND && posting.session_id.is_some() {
+        if status == reqwest::StatusCode::NOT_FOUND && posting.headers.contains_key(SESSION_ID) {
             return None;
         }
         let media = response
@@ -427,7 +427,7 @@ impl Direct {
                     );
                     json!({ "jsonrpc": "2.0", "id": request, "error": error })
                 };
-                let send = post(&self.client, posting, &reply);
+                let send = post(&self.client, posting, reply.to_string());
                 tokio::spawn(async move {
                     let _ = send.send().await;
                 });
@@ -439,11 +439,11 @@ impl Direct {
     }
 }
 
-fn post(client: &reqwest::Client, posting: &Posting, body: &Value) -> reqwest::RequestBuilder {
+fn post(client: &reqwest::Client, posting: &Posting, body: String) -> reqwest::RequestBuilder {
     client
         .post(posting.url.clone())
-        .headers(posting.prepared.clone())
-        .body(body.to_string())
+        .headers(posting.headers.clone())
+        .body(body)
 }
 
 async fn read_limited(response: reqwest::Response, max: usize) -> Result<Vec<u8>, Failure> {
@@ -502,7 +502,7 @@ impl Drop for CancelOnDrop {
         };
         let notice = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
             "requestId": self.id, "reason": "the caller stopped waiting" } });
-        let send = post(&client, &posting, &notice);
+        let send = post(&client, &posting, notice.to_string());
         runtime.spawn(async move {
             let _ = send.send().await;
         });

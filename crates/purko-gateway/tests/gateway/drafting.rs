@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use purko_engine::{CallRequest, Engine, EngineOptions};
@@ -17,7 +16,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, GetPromptRequestParams}
 use rmcp::service::RunningService;
 use serde_json::{Value, json};
 
-const PATIENCE: Duration = Duration::from_secs(30);
+use crate::support::PATIENCE;
 
 const ASSISTANT_HEADING: &str = "# Proposed by an assistant (set_tool_kinds)";
 

@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use purko_engine::Engine;
@@ -15,7 +14,8 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-const PATIENCE: Duration = Duration::from_secs(20);
+use crate::support::PATIENCE;
+
 const REVISION: &str = "2026-07-28";
 
 /// An order desk on loopback, an engine over a real store, and `purko serve`'s gateway routes
@@ -238,13 +238,7 @@ async fn waiting_call_streams_progress(lifecycle: ClientLifecycleMode) {
         .await
         .expect("an approval is waiting");
     assert!(said.contains(approval.id.as_str()), "{said}");
-    crate::support::approve(&front.engine, &approval.id).await;
-    let done = tokio::time::timeout(PATIENCE, waiting)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    assert_eq!(done.is_error, Some(false), "{done:?}");
+    crate::support::approve_and_finish(&front.engine, &approval.id, waiting).await;
 }
 
 /// An MCP session on 2025-11-25 spoken with plain requests; `capabilities` are the client's.

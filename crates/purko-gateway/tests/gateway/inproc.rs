@@ -18,7 +18,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, MetaObject, RequestMeta
 use rmcp::service::RunningService;
 use serde_json::{Value, json};
 
-const PATIENCE: Duration = Duration::from_secs(20);
+use crate::support::PATIENCE;
 
 struct Shop {
     port: u16,

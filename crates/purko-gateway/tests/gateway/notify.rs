@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use purko_engine::Engine;
 use purko_gateway::Gateway;
@@ -13,7 +12,7 @@ use rmcp::service::RunningService;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-const PATIENCE: Duration = Duration::from_secs(20);
+use crate::support::PATIENCE;
 
 struct Desk {
     dir: PathBuf,
@@ -104,13 +103,7 @@ async fn a_call_waiting_for_a_person_sends_progress_naming_its_approval() {
         "{heard}"
     );
     assert!(heard.contains("purko approvals approve"), "{heard}");
-    crate::support::approve(&desk.engine, &approval.id).await;
-    let done = tokio::time::timeout(PATIENCE, waiting)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    assert_eq!(done.is_error, Some(false), "{done:?}");
+    crate::support::approve_and_finish(&desk.engine, &approval.id, waiting).await;
 }
 
 #[tokio::test]

@@ -9,13 +9,15 @@ use std::time::Duration;
 use purko_engine::{Engine, EngineOptions};
 use purko_protocol::{Approval, ApprovalId, ApprovalScope, ApprovalStatus};
 use purko_store::{Answer, ApprovalFilter, SqliteStore};
-use rmcp::model::ProgressNotificationParam;
+use rmcp::model::{CallToolResult, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceError, ServiceExt};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
-/// The longest a client waits to connect.
-const PATIENCE: Duration = Duration::from_secs(30);
+/// Against hangs only (connecting, a call waiting for its approval); nothing asserts how long
+/// anything took.
+pub const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A new empty folder under the system's temporary folder.
 pub fn temp_dir(what: &str) -> PathBuf {
@@ -69,6 +71,21 @@ pub async fn approve(engine: &Engine, id: &ApprovalId) {
         )
         .await
         .unwrap();
+}
+
+/// An operator's yes to `id`, then the call `waiting` held for it, which succeeds.
+pub async fn approve_and_finish(
+    engine: &Engine,
+    id: &ApprovalId,
+    waiting: JoinHandle<Result<CallToolResult, ServiceError>>,
+) {
+    approve(engine, id).await;
+    let done = tokio::time::timeout(PATIENCE, waiting)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
 }
 
 /// A client that cannot elicit and reports every progress message and list change it hears.

@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use purko_engine::Engine;
@@ -14,7 +13,8 @@ use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceError};
 use serde_json::json;
 
-const PATIENCE: Duration = Duration::from_secs(30);
+use crate::support::PATIENCE;
+
 const DOCUMENT: &str = "demo://resource/static/document/architecture.md";
 
 struct Upstreams {
