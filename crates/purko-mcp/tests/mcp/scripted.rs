@@ -28,7 +28,7 @@ async fn pages_are_followed_and_bad_tools_dropped_with_warnings() {
     over_both(|spec| async {
         let registry = started(vec![spec]).await;
         let status = assert_ready(&registry, "scripted");
-        // Ten tools over four pages; three are outside the rules.
+        // Twelve tools over four pages; three are outside the rules.
         assert_eq!(exposed(&registry), TOOLS);
         assert_eq!(status.warnings.len(), 3, "{:#?}", status.warnings);
         assert!(
@@ -42,7 +42,7 @@ async fn pages_are_followed_and_bad_tools_dropped_with_warnings() {
 }
 
 /// The scripted server's tools within MCP's rules, in its order.
-const TOOLS: [&str; 7] = [
+const TOOLS: [&str; 9] = [
     "echo_meta",
     "add_tool",
     "hang",
@@ -50,6 +50,8 @@ const TOOLS: [&str; 7] = [
     "fail",
     "ping_me",
     "forget_session",
+    "garbage_answer",
+    "drop_connection",
 ];
 
 #[tokio::test]
@@ -204,5 +206,37 @@ async fn a_session_the_server_forgot_is_opened_again_and_the_call_runs_once() {
     assert_eq!(after, before + 1, "the call ran exactly once");
     let again = echoed(&registry, "echoCalls").await;
     assert_eq!(again, after + 1);
+    registry.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_broken_answer_over_http_is_a_clear_error_and_the_session_goes_on() {
+    let (http, _server) = scripted_http().await;
+    let registry = started(vec![spec("scripted", http)]).await;
+    let garbage = registry.call("garbage_answer", args(json!({})), None).await;
+    assert_eq!(garbage.code, Some(Code::UpstreamError), "{garbage:#?}");
+    let message = garbage.message.clone().unwrap_or_default();
+    assert!(
+        message.contains("garbage_answer") && message.contains("not JSON-RPC"),
+        "{message}"
+    );
+    assert!(garbage.remediation.is_some());
+    let dropped = registry
+        .call("drop_connection", args(json!({})), None)
+        .await;
+    assert_eq!(
+        dropped.code,
+        Some(Code::UpstreamUnavailable),
+        "{dropped:#?}"
+    );
+    assert!(
+        dropped
+            .message
+            .unwrap_or_default()
+            .contains("may or may not have taken effect"),
+    );
+    // The session and the server are unharmed.
+    let answer = registry.call("echo_meta", args(json!({})), None).await;
+    assert!(answer.is_success(), "{answer:#?}");
     registry.shutdown().await;
 }
