@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::metrics::Metrics;
 use crate::observe::observe;
 use crate::once::{arguments_digest, idempotency_key};
+use crate::seal::Sealer;
 use crate::servers;
 
 /// How the engine behaves beyond what manifests say.
@@ -75,6 +76,7 @@ pub struct Engine {
     webhooks: reqwest::Client,
     run: RunId,
     secret: [u8; 32],
+    sealer: Sealer,
     options: EngineOptions,
     metrics: Metrics,
     registry: Registry,
@@ -134,6 +136,7 @@ impl Engine {
             api: ApiClient::new()?,
             webhooks,
             run,
+            sealer: Sealer::new(&secret),
             secret,
             options,
             metrics: Metrics::default(),
@@ -382,6 +385,17 @@ impl Engine {
             text.push_str("  note        this decision's agent is not loaded in this process\n");
         }
         Ok(Some((record, text)))
+    }
+
+    /// A tag saying this store's Purko made `fields`, for a token a client echoes back (the
+    /// `requestState` of an approval asked by input); any process on the same store knows it.
+    pub fn seal(&self, fields: &[&str]) -> String {
+        self.sealer.seal(fields)
+    }
+
+    /// Whether `tag` is [`Engine::seal`] of `fields`.
+    pub fn sealed(&self, fields: &[&str], tag: &str) -> bool {
+        self.sealer.opens(fields, tag)
     }
 
     pub(crate) fn webhooks(&self) -> &reqwest::Client {

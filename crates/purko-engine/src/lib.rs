@@ -10,6 +10,7 @@ mod error;
 mod metrics;
 mod observe;
 mod once;
+mod seal;
 mod servers;
 
 pub use agent::{AgentRuntime, Backend, MAX_OUTPUT_BYTES, McpServers, Unavailable, View};

@@ -10,14 +10,21 @@ const SEPARATOR: u8 = 0x1f;
 
 /// `hex(HMAC-SHA256(secret, session ‖ step ‖ tool))`.
 pub fn idempotency_key(secret: &[u8; 32], session: &str, step: &str, tool: &str) -> String {
+    hex(&mac(secret, &[session, step, tool]).finalize().into_bytes())
+}
+
+/// HMAC-SHA256 under `key` of the fields, kept apart by [`SEPARATOR`], ready to finish or
+/// verify.
+pub(crate) fn mac(key: &[u8], fields: &[&str]) -> Hmac<Sha256> {
     let mut mac =
-        <Hmac<Sha256> as KeyInit>::new_from_slice(secret).expect("HMAC takes a key of any length");
-    mac.update(session.as_bytes());
-    mac.update(&[SEPARATOR]);
-    mac.update(step.as_bytes());
-    mac.update(&[SEPARATOR]);
-    mac.update(tool.as_bytes());
-    hex(&mac.finalize().into_bytes())
+        <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC takes a key of any length");
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            mac.update(&[SEPARATOR]);
+        }
+        mac.update(field.as_bytes());
+    }
+    mac
 }
 
 /// Hex SHA-256 of the arguments' canonical JSON (keys sorted, no spaces), so the same
@@ -28,7 +35,7 @@ pub fn arguments_digest(arguments: &Value) -> String {
     hex(&Sha256::digest(text.as_bytes()))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes
         .iter()

@@ -35,7 +35,7 @@ pub const DECLINED: &str = "declined in the client";
 pub const INPUT_KEY: &str = "purko_approval";
 /// How often a waiting call tells its client why it waits.
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
-/// `requestState` prefix: the rest is the approval id.
+/// `requestState` prefix: the rest is the approval id, a dot and Purko's seal of it.
 const STATE_PREFIX: &str = "purko.approval:";
 
 /// Whether the client can show a form (a client that declares elicitation without naming a
@@ -224,8 +224,9 @@ pub fn waiting_message(approval: &Approval, now: i64) -> String {
     )
 }
 
-/// Protocol 2026-07-28: the `InputRequired` answer to a call whose approval is waiting.
-pub fn input_required(approval: &Approval) -> InputRequiredResult {
+/// Protocol 2026-07-28: the `InputRequired` answer to a call whose approval is waiting; `seal`
+/// is Purko's seal of the approval, which comes back in the retry's `requestState`.
+pub fn input_required(approval: &Approval, seal: &str) -> InputRequiredResult {
     let mut requests = InputRequests::new();
     requests.insert(
         INPUT_KEY.to_owned(),
@@ -233,13 +234,15 @@ pub fn input_required(approval: &Approval) -> InputRequiredResult {
     );
     InputRequiredResult::new(
         Some(requests),
-        Some(format!("{STATE_PREFIX}{}", approval.id)),
+        Some(format!("{STATE_PREFIX}{}.{seal}", approval.id)),
     )
 }
 
-/// The approval a retry's `requestState` names, if it is one of ours.
-pub fn approval_of_state(state: &str) -> Option<ApprovalId> {
-    state.strip_prefix(STATE_PREFIX)?.parse().ok()
+/// The approval a retry's `requestState` names and the seal it carries, if it has our shape
+/// (whether the seal is Purko's is the engine's to say).
+pub fn approval_of_state(state: &str) -> Option<(ApprovalId, &str)> {
+    let (id, seal) = state.strip_prefix(STATE_PREFIX)?.rsplit_once('.')?;
+    Some((id.parse().ok()?, seal))
 }
 
 /// The person's answer among a retry's `inputResponses`.
@@ -290,9 +293,10 @@ mod tests {
     #[test]
     fn the_request_state_names_only_our_approvals() {
         let id = ApprovalId::new(&ulid::Ulid::generate().to_string());
-        let state = format!("{STATE_PREFIX}{id}");
-        assert_eq!(approval_of_state(&state), Some(id));
-        assert_eq!(approval_of_state("purko.approval:a_nope"), None);
+        let state = format!("{STATE_PREFIX}{id}.00ff");
+        assert_eq!(approval_of_state(&state), Some((id.clone(), "00ff")));
+        assert_eq!(approval_of_state(&format!("{STATE_PREFIX}{id}")), None);
+        assert_eq!(approval_of_state("purko.approval:a_nope.00ff"), None);
         assert_eq!(approval_of_state("something else"), None);
     }
 }

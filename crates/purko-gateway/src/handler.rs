@@ -166,11 +166,11 @@ impl Gateway {
     }
 
     /// Protocol 2026-07-28: a call sent again with an answer to the approval form. The
-    /// `requestState` names the approval; it is the client's to echo, so it counts only for
-    /// the same agent, tool and arguments, and the same session where the request has one
-    /// (stdio, or HTTP with `Mcp-Session-Id`). Stateless HTTP requests have no session of their
-    /// own: they take the approval's, which only a client that was shown the approval's id (an
-    /// unguessable ULID) can name. The answer is recorded (first answer wins) and the call goes
+    /// `requestState` names the approval with Purko's seal of its id and agent, so a client
+    /// can echo it but not write one (an approval id seen on the dashboard or the CLI is not
+    /// enough). It counts only for the same agent, tool and arguments, and the same session
+    /// where the request has one (stdio, or HTTP with `Mcp-Session-Id`); stateless HTTP
+    /// requests have no session of their own and take the approval's. The answer is recorded (first answer wins) and the call goes
     /// on as that approval's session and step.
     async fn resume(
         &self,
@@ -185,7 +185,11 @@ impl Gateway {
                 None,
             )
         };
-        let id = elicit::approval_of_state(state).ok_or_else(stranger)?;
+        let (id, seal) = elicit::approval_of_state(state).ok_or_else(stranger)?;
+        // Made by this store's Purko for this agent, not written by the client.
+        if !self.engine.sealed(&[id.as_str(), &call.agent], seal) {
+            return Err(stranger());
+        }
         let approval = self
             .engine
             .store()
@@ -230,7 +234,8 @@ impl Gateway {
         }
         let id = observation.approval_id.as_ref()?;
         let approval = self.engine.store().approval(id).await.ok()??;
-        Some(elicit::input_required(&approval).into())
+        let seal = self.engine.seal(&[approval.id.as_str(), &approval.agent]);
+        Some(elicit::input_required(&approval, &seal).into())
     }
 
     /// One `tools/call`, from rmcp's handler or straight from the HTTP fast path.

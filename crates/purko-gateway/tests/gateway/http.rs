@@ -348,3 +348,60 @@ async fn a_2025_session_whose_client_can_elicit_stays_on_rmcps_path() {
     let text = answer.text().await.unwrap();
     assert!(text.contains(r#""isError":false"#), "{text}");
 }
+
+#[tokio::test]
+async fn on_2026_only_the_request_state_purko_sealed_answers_an_approval() {
+    let front = Front::start().await;
+    let call = |id: u64, state: Option<&str>| {
+        let mut body = order(id, "create_order");
+        body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+            json!({"elicitation": {"form": {}}});
+        if let Some(state) = state {
+            body["params"]["requestState"] = json!(state);
+            body["params"]["inputResponses"] =
+                json!({"purko_approval": {"action": "accept", "content": {"approve": true}}});
+        }
+        body
+    };
+    let asked: Value = front
+        .post("test/shop", "create_order", &call(1, None))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no requestState in {asked}"))
+        .to_owned();
+    let approval = crate::support::pending(&front.engine, "test/shop")
+        .await
+        .expect("an approval is waiting");
+    // The approval's id alone (as the dashboard shows it), or with a seal that is not Purko's.
+    let (named, seal) = state.rsplit_once('.').expect("a sealed state");
+    assert!(named.ends_with(approval.id.as_str()), "{state}");
+    let mut forged_seal = seal.to_owned();
+    forged_seal.replace_range(..1, if seal.starts_with('0') { "1" } else { "0" });
+    for forged in [named.to_owned(), format!("{named}.{forged_seal}")] {
+        let refused: Value = front
+            .post("test/shop", "create_order", &call(2, Some(&forged)))
+            .await
+            .json()
+            .await
+            .unwrap();
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("requestState"), "{refused}");
+    }
+    let still = crate::support::pending(&front.engine, "test/shop").await;
+    assert_eq!(
+        still.map(|a| a.id),
+        Some(approval.id),
+        "nothing answered it"
+    );
+    let done: Value = front
+        .post("test/shop", "create_order", &call(3, Some(&state)))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(done["result"]["isError"], json!(false), "{done}");
+}
