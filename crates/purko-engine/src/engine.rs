@@ -286,7 +286,7 @@ impl Engine {
             let outcome = Self::outcome(&observation, started, None);
             // Write-behind: a read changed nothing, so its audit line need not hold up the
             // answer. The store commits it with a later batch, within milliseconds.
-            self.store.record_decision_later(&record(Some(outcome)));
+            self.store.record_decision_later(record(Some(outcome)));
             return Ok(self.finish(observation));
         }
 

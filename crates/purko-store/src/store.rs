@@ -17,10 +17,10 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     async fn record_decision(&self, record: &DecisionRecord) -> Result<()>;
 
     /// Queues a decision nobody waits for (an allowed read's audit line, whose call changed
-    /// nothing) and returns at once. It is committed with a later batch, within milliseconds,
-    /// and before the store closes; a failure is logged. [`Store::decision`] and
+    /// nothing) and returns at once: it is encoded and committed with a later batch, within
+    /// milliseconds, and before the store closes; a failure is logged. [`Store::decision`] and
     /// [`Store::decisions`] see it at once all the same.
-    fn record_decision_later(&self, record: &DecisionRecord);
+    fn record_decision_later(&self, record: DecisionRecord);
 
     /// Sets (or replaces) the outcome of a recorded decision.
     async fn record_outcome(&self, id: &DecisionId, outcome: &Outcome) -> Result<()>;

@@ -211,17 +211,11 @@ impl Store for SqliteStore {
             .await
     }
 
-    fn record_decision_later(&self, record: &DecisionRecord) {
-        match DecisionRow::new(&self.inner.ctx, record) {
-            Ok(row) => self
-                .inner
-                .writer
-                .write_later("a decision", move |c, ctx| decisions::insert(c, ctx, &row)),
-            Err(e) => tracing::error!(
-                decision = %record.evaluation.decision_id,
-                "cannot record the decision: {e}"
-            ),
-        }
+    fn record_decision_later(&self, record: DecisionRecord) {
+        // Encoded on the writer's thread: off the path of the call's answer.
+        self.inner.writer.write_later("a decision", move |c, ctx| {
+            decisions::insert(c, ctx, &DecisionRow::new(ctx, &record)?)
+        });
     }
 
     async fn record_outcome(&self, id: &DecisionId, outcome: &Outcome) -> Result<()> {

@@ -3,11 +3,12 @@
 //! does not undo the others, commits once, and only then answers each waiter. An answer
 //! therefore always describes committed state.
 //!
-//! A job nobody waits for (an allowed read's audit line) goes to a queue of its own that does
-//! not wake the thread: only the first of a batch does, and the batch then waits up to
-//! [`LATER_WINDOW`] for company (or for an awaited job, which takes it along at once). A busy
-//! gateway thus commits its reads' lines in a few large transactions rather than many small
-//! ones, each of which writes whole pages to the WAL and wakes a thread.
+//! A job nobody waits for (an allowed read's audit line) goes to a queue of its own. It is
+//! committed within [`LATER_WINDOW`]: with an awaited job that comes meanwhile, or when the
+//! window ends. After each commit the thread stays awake for one more window; only a job
+//! queued while it sleeps wakes it. A busy gateway thus commits its reads' lines in a few large
+//! transactions rather than many small ones (each writes whole pages to the WAL), and calls
+//! that come one after another never pay for waking this thread: it wakes itself.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::thread::JoinHandle;
@@ -40,12 +41,18 @@ trait Job: Send {
 enum Wake {
     /// A job someone awaits: its batch commits now.
     Job(Box<dyn Job>),
-    /// The queue of jobs nobody awaits was empty and is not any more.
+    /// A job nobody awaits was queued while the thread slept.
     Later,
 }
 
-/// Jobs nobody awaits, in the order they came.
-type LaterQueue = Arc<Mutex<Vec<Box<dyn Job>>>>;
+/// Jobs nobody awaits, in the order they came, and whether the thread sleeps until woken.
+#[derive(Default)]
+struct LaterJobs {
+    jobs: Vec<Box<dyn Job>>,
+    asleep: bool,
+}
+
+type LaterQueue = Arc<Mutex<LaterJobs>>;
 
 /// Answers a waiter with the job's result, or with the error that stopped the commit.
 type Reply = Box<dyn FnOnce(Option<&Error>) + Send>;
@@ -175,12 +182,12 @@ impl Writer {
             tracing::error!(path = %self.ctx.path.display(), "cannot store {what}: the store is closed");
             return;
         };
-        let first = {
+        let wake = {
             let mut later = lock(&self.later);
-            later.push(Box::new(Later { job, what }));
-            later.len() == 1
+            later.jobs.push(Box::new(Later { job, what }));
+            std::mem::take(&mut later.asleep)
         };
-        if first && jobs.send(Wake::Later).is_err() {
+        if wake && jobs.send(Wake::Later).is_err() {
             tracing::error!(path = %self.ctx.path.display(), "cannot store {what}: the store is closed");
         }
     }
@@ -196,24 +203,41 @@ impl Drop for Writer {
     }
 }
 
-fn run(ctx: &Ctx, conn: &Connection, rx: &mpsc::Receiver<Wake>, later: &Mutex<Vec<Box<dyn Job>>>) {
+fn run(ctx: &Ctx, conn: &Connection, rx: &mpsc::Receiver<Wake>, later: &Mutex<LaterJobs>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = next_wake(rx) {
-        let mut awaited = take(first, &mut batch);
-        drain(rx, &mut batch, &mut awaited);
-        if !awaited {
-            // Only jobs nobody awaits: give them company for a moment, unless an awaited job
-            // comes meanwhile.
-            if let Ok(wake) = rx.recv_timeout(LATER_WINDOW) {
-                awaited = take(wake, &mut batch);
-                drain(rx, &mut batch, &mut awaited);
+    // Whether the last window saw a commit: the thread then stays awake for another.
+    let mut awake = false;
+    loop {
+        let first = if awake {
+            match next_wake_within(rx, LATER_WINDOW) {
+                Next::Wake(wake) => Some(wake),
+                Next::Closed => break,
+                Next::Nothing => None,
+            }
+        } else {
+            match next_wake(rx, later) {
+                Some(wake) => Some(wake),
+                None => break,
+            }
+        };
+        if let Some(first) = first {
+            let mut awaited = take(first, &mut batch);
+            drain(rx, &mut batch, &mut awaited);
+            if !awaited {
+                // Woken for a job nobody awaits: give it company for a moment, unless an
+                // awaited job comes meanwhile.
+                if let Ok(wake) = rx.recv_timeout(LATER_WINDOW) {
+                    awaited = take(wake, &mut batch);
+                    drain(rx, &mut batch, &mut awaited);
+                }
             }
         }
-        batch.append(&mut lock(later));
+        batch.append(&mut lock(later).jobs);
+        awake = !batch.is_empty();
         commit_batch(ctx, conn, &mut batch);
     }
     // The queue is closed: what nobody awaited is still committed before the store closes.
-    batch.append(&mut lock(later));
+    batch.append(&mut lock(later).jobs);
     commit_batch(ctx, conn, &mut batch);
 }
 
@@ -242,9 +266,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The next wake: polled for a moment first, because a caller that just got its answer often
-/// sends its next write within microseconds, and parking and waking this thread costs more.
-fn next_wake(rx: &mpsc::Receiver<Wake>) -> Option<Wake> {
+/// The next wake of a thread that has nothing to do: polled for a moment first, because a
+/// caller that just got its answer often sends its next write within microseconds, and parking
+/// and waking this thread costs more. A job nobody awaits that is already queued counts as a
+/// wake; otherwise the thread sleeps until a job comes (`None`: the queue is closed).
+fn next_wake(rx: &mpsc::Receiver<Wake>, later: &Mutex<LaterJobs>) -> Option<Wake> {
     let spin_until = Instant::now() + SPIN;
     loop {
         match rx.try_recv() {
@@ -253,7 +279,46 @@ fn next_wake(rx: &mpsc::Receiver<Wake>) -> Option<Wake> {
             Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => {
                 std::hint::spin_loop();
             }
-            Err(mpsc::TryRecvError::Empty) => return rx.recv().ok(),
+            Err(mpsc::TryRecvError::Empty) => {
+                {
+                    let mut later = lock(later);
+                    if !later.jobs.is_empty() {
+                        return Some(Wake::Later);
+                    }
+                    // From here on a queued job wakes the thread.
+                    later.asleep = true;
+                }
+                let wake = rx.recv().ok();
+                lock(later).asleep = false;
+                return wake;
+            }
+        }
+    }
+}
+
+/// What a thread that stays awake for a window saw.
+enum Next {
+    Wake(Wake),
+    /// The window ended without a wake.
+    Nothing,
+    Closed,
+}
+
+/// The next wake within `window`, polled for a moment first as in [`next_wake`].
+fn next_wake_within(rx: &mpsc::Receiver<Wake>, window: Duration) -> Next {
+    let start = Instant::now();
+    loop {
+        match rx.try_recv() {
+            Ok(wake) => return Next::Wake(wake),
+            Err(mpsc::TryRecvError::Disconnected) => return Next::Closed,
+            Err(mpsc::TryRecvError::Empty) if start.elapsed() < SPIN => std::hint::spin_loop(),
+            Err(mpsc::TryRecvError::Empty) => {
+                return match rx.recv_timeout(window.saturating_sub(start.elapsed())) {
+                    Ok(wake) => Next::Wake(wake),
+                    Err(mpsc::RecvTimeoutError::Timeout) => Next::Nothing,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => Next::Closed,
+                };
+            }
         }
     }
 }

@@ -249,13 +249,62 @@ async fn concurrent_writes_are_all_committed() {
     assert_eq!(all.len(), 200);
 }
 
+/// Waits until a decision queued by one store is committed, as another process on the same
+/// file sees it (its own reads do not commit the first store's queue).
+async fn committed_by_itself(other: &purko_store::SqliteStore, record: &DecisionRecord) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if other
+            .decision(&record.evaluation.decision_id)
+            .await
+            .expect("the store reads")
+            .is_some()
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "decision {} was never committed",
+            record.evaluation.decision_id
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+}
+
+#[tokio::test]
+async fn decisions_recorded_later_are_committed_without_anything_else_happening() {
+    let dir = TempDir::new();
+    let store = dir.open();
+    let other = dir.open();
+    let read = |n: u128| {
+        record(
+            1_700_000_000_000 + 10 * i64::try_from(n).unwrap(),
+            n,
+            "ns/a",
+            "read",
+            Effect::Allow,
+        )
+    };
+    // The writer sleeps: the first decision wakes it.
+    store.record_decision_later(read(1));
+    committed_by_itself(&other, &read(1)).await;
+    // Right after a commit the writer stays awake for a window, and nothing wakes it: it
+    // commits what came at the window's end by itself.
+    store.record_decision_later(read(2));
+    committed_by_itself(&other, &read(2)).await;
+    // After an empty window it sleeps again, and the next decision wakes it.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    store.record_decision_later(read(3));
+    committed_by_itself(&other, &read(3)).await;
+}
+
 #[tokio::test]
 async fn decisions_recorded_later_are_committed_in_a_batch_and_before_the_store_closes() {
     let dir = TempDir::new();
     let store = dir.open();
     for n in 0..100_u128 {
         let ms = 1_700_000_000_000 + i64::try_from(n).unwrap();
-        store.record_decision_later(&record(ms, n, "ns/a", "read", Effect::Allow));
+        store.record_decision_later(record(ms, n, "ns/a", "read", Effect::Allow));
     }
     let first = record(1_700_000_000_000, 0, "ns/a", "read", Effect::Allow);
     assert_eq!(
@@ -280,7 +329,7 @@ async fn decisions_recorded_later_are_committed_in_a_batch_and_before_the_store_
 
     for n in 0..10_u128 {
         let ms = 1_700_000_002_000 + i64::try_from(n).unwrap();
-        store.record_decision_later(&record(ms, 2_000 + n, "ns/a", "read", Effect::Allow));
+        store.record_decision_later(record(ms, 2_000 + n, "ns/a", "read", Effect::Allow));
     }
     drop(store);
     assert_eq!(
