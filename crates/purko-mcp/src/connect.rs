@@ -170,7 +170,7 @@ async fn open_unbounded(
                 .serve(transport)
                 .await
                 .map_err(|e| format!("initialize at {url} failed: {e}"))?;
-            (running, None, Some(recorder))
+            (running, None, Some((recorder, url.as_str())))
         }
     };
     *lock(phase) = "the first tools/list";
@@ -186,7 +186,7 @@ async fn open_unbounded(
                 .peer_info()
                 .is_some_and(|info| info.protocol_version < ProtocolVersion::STANDARD_HEADERS)
         })
-        .map(|recorder| recorder.direct(relist));
+        .and_then(|(recorder, url)| recorder.direct(relist, url));
     Ok(Opened {
         running,
         pid,

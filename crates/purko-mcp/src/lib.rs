@@ -3,6 +3,7 @@
 mod call;
 mod connect;
 mod passthrough;
+mod plain;
 mod post;
 mod registry;
 mod spec;

@@ -4,9 +4,10 @@
 //! spawns the POST, parses the answer and sends it back the same way: several task hops, a
 //! tenth of a millisecond or more on every call to an HTTP server. Purko posts `tools/call` on
 //! the same session itself (the session id, revision header and operator's headers rmcp last
-//! sent, which [`Recorder`] keeps) and reads the JSON or event-stream answer in the caller's
-//! task. Everything else stays rmcp's: `initialize`, lists,
-//! the server's own stream, pings, reconnection, and a session the server has ended.
+//! sent, which [`Recorder`] keeps) on connections of its own ([`Plain`]: plain `http://`
+//! servers only), and reads the JSON or event-stream answer in the caller's task. Everything
+//! else stays rmcp's: `initialize`, lists, the server's own stream, pings, reconnection, a
+//! session the server has ended, and a request that could not be sent at all.
 //!
 //! Invariants: only a request the server refused without taking it (404 for an ended session)
 //! goes back to rmcp's path, so a call is never sent twice; a call that times out or whose
@@ -20,8 +21,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::Bytes;
+use futures::StreamExt;
 use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
+use http_body_util::BodyExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ClientJsonRpcMessage, ClientRequest, ErrorCode};
@@ -34,6 +37,7 @@ use serde_json::{Map, Value, json};
 use sse_stream::{Sse, SseStream};
 use tokio::sync::Notify;
 
+use crate::plain::{Answer, BodyError, Plain, SendError};
 use crate::registry::lock;
 
 /// The most an answer may take, as rmcp's client allows for a JSON answer.
@@ -43,10 +47,10 @@ const SESSION_ID: &str = "mcp-session-id";
 /// The most of an error answer's body kept for the message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// The URL and headers of a POST on the session, made once from what rmcp last sent.
+/// The path and headers of a POST on the session, made once from what rmcp last sent.
 #[derive(Debug, PartialEq)]
 struct Posting {
-    url: reqwest::Url,
+    path: http::Uri,
     headers: HeaderMap,
 }
 
@@ -57,7 +61,11 @@ impl Posting {
         auth: Option<&String>,
         headers: &HashMap<HeaderName, HeaderValue>,
     ) -> Option<Self> {
-        let url = reqwest::Url::parse(uri).ok()?;
+        let path = http::Uri::try_from(&**uri)
+            .ok()?
+            .path_and_query()
+            .cloned()
+            .map(http::Uri::from)?;
         let mut prepared = HeaderMap::with_capacity(headers.len() + 4);
         prepared.insert(
             ACCEPT,
@@ -76,7 +84,7 @@ impl Posting {
             prepared.insert(AUTHORIZATION, value);
         }
         Some(Self {
-            url,
+            path,
             headers: prepared,
         })
     }
@@ -120,14 +128,16 @@ impl Recorder {
         }
     }
 
-    /// Calls on the session rmcp opened with this client, once it has sent a request on it.
-    pub fn direct(&self, relist: Arc<Notify>) -> Direct {
-        Direct {
-            client: self.client.clone(),
+    /// Calls on the session rmcp opened with this client at `url`, once it has sent a request
+    /// on it; `None` unless `url` is plain `http://` (see [`Plain`]).
+    pub fn direct(&self, relist: Arc<Notify>, url: &str) -> Option<Direct> {
+        let plain = Plain::new(&reqwest::Url::parse(url).ok()?)?;
+        Some(Direct {
+            plain: Arc::new(plain),
             last: Arc::clone(&self.last),
             relist,
             next_id: AtomicU64::new(1),
-        }
+        })
     }
 }
 
@@ -245,7 +255,7 @@ pub(crate) enum Failure {
 /// `tools/call` posted on one session. See the module's comment.
 #[derive(Debug)]
 pub(crate) struct Direct {
-    client: reqwest::Client,
+    plain: Arc<Plain>,
     last: Arc<Mutex<Option<Arc<Posting>>>>,
     relist: Arc<Notify>,
     next_id: AtomicU64,
@@ -290,7 +300,7 @@ impl Direct {
         }))
         .ok()?;
         let mut cancel = CancelOnDrop {
-            target: Some((self.client.clone(), Arc::clone(&posting))),
+            target: Some((Arc::clone(&self.plain), Arc::clone(&posting))),
             id: id.clone(),
         };
         let answer = tokio::time::timeout(timeout, self.exchange(&posting, &id, body)).await;
@@ -314,21 +324,31 @@ impl Direct {
         id: &str,
         body: String,
     ) -> Option<Result<CallToolResult, Failure>> {
-        let Ok(response) = post(&self.client, posting, body).send().await else {
-            return Some(Err(Failure::Gone));
+        let request = self.plain.request(&posting.path, &posting.headers, body);
+        let answer = match self.plain.send(request).await {
+            Ok(answer) => answer,
+            // Not sent: rmcp's path tries, and says what it finds.
+            Err(SendError::NotSent(why)) => {
+                tracing::debug!(
+                    "a call was not sent on Purko's connection ({why}); rmcp's client sends it"
+                );
+                return None;
+            }
+            Err(SendError::Lost) => return Some(Err(Failure::Gone)),
         };
-        let status = response.status();
-        if status == reqwest::StatusCode::NOT_FOUND && posting.headers.contains_key(SESSION_ID) {
+        let status = answer.head.status();
+        if status == http::StatusCode::NOT_FOUND && posting.headers.contains_key(SESSION_ID) {
             return None;
         }
-        let media = response
+        let media = answer
+            .head
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split(';').next())
             .map(|v| v.trim().to_ascii_lowercase());
         if !status.is_success() {
-            let text = read_limited(response, MAX_ERROR_BODY)
+            let text = read_limited(answer, MAX_ERROR_BODY)
                 .await
                 .unwrap_or_default();
             if let Ok(Message {
@@ -344,7 +364,7 @@ impl Direct {
             ))));
         }
         Some(match media.as_deref() {
-            Some("application/json") => match read_limited(response, MAX_ANSWER).await {
+            Some("application/json") => match read_limited(answer, MAX_ANSWER).await {
                 Ok(bytes) => match serde_json::from_slice::<Message>(&bytes) {
                     Ok(message) => self.answer_of(posting, id, message).unwrap_or_else(|| {
                         Err(Failure::Other(
@@ -357,7 +377,10 @@ impl Direct {
                 },
                 Err(why) => Err(why),
             },
-            Some("text/event-stream") => self.read_stream(posting, id, response).await,
+            Some("text/event-stream") => {
+                self.read_stream(posting, id, answer.limit(MAX_ANSWER))
+                    .await
+            }
             other => Err(Failure::Other(format!(
                 "the server answered with content type {}, neither JSON nor an event stream",
                 other.unwrap_or("(none)")
@@ -370,12 +393,16 @@ impl Direct {
         &self,
         posting: &Posting,
         id: &str,
-        response: reqwest::Response,
+        answer: Answer<'_>,
     ) -> Result<CallToolResult, Failure> {
-        let mut events = SseStream::from_bytes_stream(limited(response.bytes_stream(), MAX_ANSWER));
+        let mut events = SseStream::new(answer);
         while let Some(event) = events.next().await {
-            let Ok(event) = event else {
-                return Err(Failure::Gone);
+            let event = match event {
+                Ok(event) => event,
+                Err(sse_stream::Error::Body(e)) if e.is::<BodyError>() => {
+                    return Err(failure_of(e.downcast_ref::<BodyError>()));
+                }
+                Err(_) => return Err(Failure::Gone),
             };
             let Some(data) = event.data.filter(|d| !d.trim().is_empty()) else {
                 continue;
@@ -427,10 +454,7 @@ impl Direct {
                     );
                     json!({ "jsonrpc": "2.0", "id": request, "error": error })
                 };
-                let send = post(&self.client, posting, reply.to_string());
-                tokio::spawn(async move {
-                    let _ = send.send().await;
-                });
+                post_and_forget(&self.plain, posting, reply.to_string());
                 None
             }
             // Another request's answer, or not a message at all.
@@ -439,72 +463,49 @@ impl Direct {
     }
 }
 
-fn post(client: &reqwest::Client, posting: &Posting, body: String) -> reqwest::RequestBuilder {
-    client
-        .post(posting.url.clone())
-        .headers(posting.headers.clone())
-        .body(body)
+/// Posts `body` on the session in a task of its own, and reads the answer to its end.
+fn post_and_forget(plain: &Arc<Plain>, posting: &Posting, body: String) {
+    let plain = Arc::clone(plain);
+    let request = plain.request(&posting.path, &posting.headers, body);
+    tokio::spawn(async move {
+        if let Ok(answer) = plain.send(request).await {
+            let _ = read_limited(answer, MAX_ERROR_BODY).await;
+        }
+    });
 }
 
-async fn read_limited(response: reqwest::Response, max: usize) -> Result<Vec<u8>, Failure> {
-    let mut body = Vec::new();
-    let mut chunks = limited(response.bytes_stream(), max);
-    while let Some(chunk) = chunks.next().await {
-        match chunk {
-            Ok(chunk) => body.extend_from_slice(&chunk),
-            Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
-                return Err(Failure::Other(e.to_string()));
-            }
-            Err(_) => return Err(Failure::Gone),
-        }
+/// The whole body, within `max` bytes.
+async fn read_limited(answer: Answer<'_>, max: usize) -> Result<Bytes, Failure> {
+    match answer.limit(max).collect().await {
+        Ok(body) => Ok(body.to_bytes()),
+        Err(e) => Err(failure_of(Some(&e))),
     }
-    Ok(body)
 }
 
-/// A response body that ends in an error past `max` bytes.
-fn limited(
-    chunks: impl Stream<Item = reqwest::Result<bytes::Bytes>>,
-    max: usize,
-) -> impl Stream<Item = std::io::Result<bytes::Bytes>> {
-    chunks.scan((0usize, false), move |(read, ended), chunk| {
-        if *ended {
-            return futures::future::ready(None);
-        }
-        let chunk = chunk.map_err(std::io::Error::other).and_then(|chunk| {
-            *read += chunk.len();
-            if *read > max {
-                Err(std::io::Error::new(
-                    std::io::ErrorKind::FileTooLarge,
-                    format!("the server's answer is larger than {} MiB", max >> 20),
-                ))
-            } else {
-                Ok(chunk)
-            }
-        });
-        *ended = chunk.is_err();
-        futures::future::ready(Some(chunk))
-    })
+/// What a body that could not be read means for the call.
+fn failure_of(error: Option<&BodyError>) -> Failure {
+    match error {
+        Some(too_large @ BodyError::TooLarge(_)) => Failure::Other(too_large.to_string()),
+        _ => Failure::Gone,
+    }
 }
 
 /// Sends `notifications/cancelled` for a call whose caller stopped waiting or that timed out.
 struct CancelOnDrop {
-    target: Option<(reqwest::Client, Arc<Posting>)>,
+    target: Option<(Arc<Plain>, Arc<Posting>)>,
     id: String,
 }
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        let Some((client, posting)) = self.target.take() else {
+        let Some((plain, posting)) = self.target.take() else {
             return;
         };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        if tokio::runtime::Handle::try_current().is_err() {
             return;
-        };
+        }
         let notice = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
             "requestId": self.id, "reason": "the caller stopped waiting" } });
-        let send = post(&client, &posting, notice.to_string());
-        runtime.spawn(async move {
-            let _ = send.send().await;
-        });
+        post_and_forget(&plain, &posting, notice.to_string());
     }
 }

@@ -4,6 +4,7 @@
 //! server in the middle of a call, a session the server forgets.
 
 use std::future::Future;
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use purko_mcp::ServerSpec;
@@ -206,6 +207,22 @@ async fn a_session_the_server_forgot_is_opened_again_and_the_call_runs_once() {
     assert_eq!(after, before + 1, "the call ran exactly once");
     let again = echoed(&registry, "echoCalls").await;
     assert_eq!(again, after + 1);
+    registry.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_kept_connection_the_server_closed_is_replaced_and_the_call_runs_once() {
+    let (http, _server) = scripted_http().await;
+    let registry = started(vec![spec("scripted", http)]).await;
+    let before = echoed(&registry, "echoCalls").await;
+    // The scripted server closes connections idle for about a second.
+    tokio::time::sleep(Duration::from_millis(1_800)).await;
+    let answer = registry.call("echo_meta", args(json!({})), None).await;
+    assert!(answer.is_success(), "{answer:#?}");
+    let after = answer.observation.expect("an answer")["structuredContent"]["echoCalls"]
+        .as_u64()
+        .expect("a count");
+    assert_eq!(after, before + 1, "the call ran exactly once");
     registry.shutdown().await;
 }
 
