@@ -166,10 +166,14 @@ async fn open_unbounded(
                 .map_err(|e| format!("cannot make an HTTP client for {url}: {e}"))?;
             let recorder = Recorder::new(client);
             let transport = StreamableHttpClientTransport::with_client(recorder.clone(), config);
-            let running = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("initialize at {url} failed: {e}"))?;
+            let running = handler.serve(transport).await.map_err(|e| {
+                match recorder.failure() {
+                    Some(why) => format!(
+                        "initialize at {url} failed: {why}; check that the server runs and listens at that URL"
+                    ),
+                    None => format!("initialize at {url} failed: {e}"),
+                }
+            })?;
             (running, None, Some((recorder, url.as_str())))
         }
     };

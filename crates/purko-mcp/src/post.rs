@@ -96,6 +96,8 @@ impl Posting {
 pub(crate) struct Recorder {
     client: reqwest::Client,
     last: Arc<Mutex<Option<Arc<Posting>>>>,
+    /// Why the last POST failed, as a sentence: rmcp's error names its own types instead.
+    failure: Arc<Mutex<Option<String>>>,
 }
 
 impl Recorder {
@@ -103,7 +105,20 @@ impl Recorder {
         Self {
             client,
             last: Arc::default(),
+            failure: Arc::default(),
         }
+    }
+
+    /// Why the last POST failed, if it did.
+    pub fn failure(&self) -> Option<String> {
+        lock(&self.failure).clone()
+    }
+
+    fn note<T>(&self, result: &Result<T, StreamableHttpError<reqwest::Error>>) {
+        *lock(&self.failure) = result.as_ref().err().map(|e| match e {
+            StreamableHttpError::Client(e) => transport_failure(e),
+            other => other.to_string(),
+        });
     }
 
     /// Keeps what a POST on the session carries; `initialize` opens a session and has none.
@@ -159,9 +174,12 @@ impl StreamableHttpClient for Recorder {
             auth_header.as_ref(),
             &custom_headers,
         );
-        self.client
+        let result = self
+            .client
             .post_message(uri, message, session_id, auth_header, custom_headers)
-            .await
+            .await;
+        self.note(&result);
+        result
     }
 
     async fn post_message_with_response_limits(
@@ -180,7 +198,8 @@ impl StreamableHttpClient for Recorder {
             auth_header.as_ref(),
             &custom_headers,
         );
-        self.client
+        let result = self
+            .client
             .post_message_with_response_limits(
                 uri,
                 message,
@@ -189,7 +208,9 @@ impl StreamableHttpClient for Recorder {
                 custom_headers,
                 limits,
             )
-            .await
+            .await;
+        self.note(&result);
+        result
     }
 
     async fn delete_session(
@@ -237,6 +258,23 @@ impl StreamableHttpClient for Recorder {
             )
             .await
     }
+}
+
+/// A failed request as a sentence ending in its first cause ("Connection refused", a name that
+/// does not resolve...), which reqwest's own message leaves out.
+fn transport_failure(error: &reqwest::Error) -> String {
+    let mut cause: &dyn std::error::Error = error;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let what = if error.is_connect() {
+        "cannot connect"
+    } else if error.is_timeout() {
+        "no answer in time"
+    } else {
+        "the request failed"
+    };
+    format!("{what}: {cause}")
 }
 
 /// How a call posted directly ended.

@@ -20,6 +20,31 @@ fn node_eval(code: &str) -> Transport {
 }
 
 #[tokio::test]
+async fn an_http_server_nobody_listens_at_is_reported_in_plain_words() {
+    let url = format!("http://127.0.0.1:{}/mcp", crate::free_port());
+    let http = Transport::Http {
+        url: url.clone(),
+        headers: vec![],
+    };
+    let registry = Registry::start(vec![spec("away", http)]);
+    wait_for(&registry, "the failed connection to be reported", |s| {
+        s[0].last_error.is_some()
+    })
+    .await;
+    let error = status(&registry, "away").last_error.unwrap();
+    assert!(
+        error.contains(&url) && error.contains("cannot connect: Connection refused"),
+        "{error}"
+    );
+    assert!(error.contains("check that the server runs"), "{error}");
+    assert!(
+        !error.contains("rmcp::"),
+        "rmcp's type names stay out: {error}"
+    );
+    registry.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_missing_command_fails_clearly_and_others_run() {
     let missing = Transport::Stdio {
         command: "purko-no-such-command".into(),
