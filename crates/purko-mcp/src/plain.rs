@@ -31,8 +31,9 @@ use tokio::net::TcpStream;
 
 use crate::registry::lock;
 
-/// The most idle connections kept.
-const MAX_IDLE: usize = 8;
+/// The most idle connections kept: as many as calls have run at once, up to this. A server
+/// closes the ones it does not want (each is checked before use).
+const MAX_IDLE: usize = 64;
 
 type Driver = http1::Connection<TokioIo<TcpStream>, Full<Bytes>>;
 

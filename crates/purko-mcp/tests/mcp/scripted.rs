@@ -227,6 +227,27 @@ async fn a_kept_connection_the_server_closed_is_replaced_and_the_call_runs_once(
 }
 
 #[tokio::test]
+async fn calls_at_once_over_http_each_run_once() {
+    let (http, _server) = scripted_http().await;
+    let registry = started(vec![spec("scripted", http)]).await;
+    let before = echoed(&registry, "echoCalls").await;
+    let calls = (0..24).map(|_| registry.call("echo_meta", args(json!({})), None));
+    let answers = futures::future::join_all(calls).await;
+    for answer in &answers {
+        assert!(answer.is_success(), "{answer:#?}");
+    }
+    // Again, on the connections the first round left.
+    let answers = futures::future::join_all(
+        (0..24).map(|_| registry.call("echo_meta", args(json!({})), None)),
+    )
+    .await;
+    assert!(answers.iter().all(purko_protocol::Observation::is_success));
+    let after = echoed(&registry, "echoCalls").await;
+    assert_eq!(after, before + 49, "every call ran exactly once");
+    registry.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_broken_answer_over_http_is_a_clear_error_and_the_session_goes_on() {
     let (http, _server) = scripted_http().await;
     let registry = started(vec![spec("scripted", http)]).await;
