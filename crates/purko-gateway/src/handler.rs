@@ -19,12 +19,14 @@ use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject,
-    ServerCapabilities, ServerConfig, Tool,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
+use crate::changes::{self, Subscribed, To};
 use crate::elicit::{self, ClientAsker, ProgressTo};
 use crate::error::{Error, Result};
 use crate::listing::mcp_tool;
@@ -59,6 +61,8 @@ pub struct Gateway {
     registered: std::sync::Mutex<Option<String>>,
     /// Dropped with the gateway, which ends the task telling its client of list changes.
     alive: tokio::sync::watch::Sender<()>,
+    /// The resources this gateway's client subscribed to (before 2026-07-28).
+    subscribed: Subscribed,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -84,6 +88,7 @@ impl Gateway {
             registered: std::sync::Mutex::new(None),
             listing: Arc::new(Listing::default()),
             alive: tokio::sync::watch::channel(()).0,
+            subscribed: Subscribed::default(),
         })
     }
 
@@ -341,6 +346,7 @@ impl Drop for Gateway {
         if let (Some(sessions), Some(id)) = (&self.sessions, registered) {
             sessions.remove(&id);
         }
+        changes::release(self.engine.registry(), self.subscribed.take_all());
     }
 }
 
@@ -424,7 +430,10 @@ impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_prompts()
+            .enable_prompts_list_changed()
             .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -456,27 +465,92 @@ impl ServerHandler for Gateway {
         let Ok(agent) = self.engine.agent(&self.agent) else {
             return;
         };
-        let mut changes = agent.view_changes();
         let mut gone = self.alive.subscribe();
-        let agent = Arc::clone(agent);
-        let listing = Arc::clone(&self.listing);
-        let peer = context.peer;
-        tokio::spawn(async move {
-            let mut listed = listing.tools(agent.view());
-            loop {
-                tokio::select! {
-                    changed = changes.changed() => if changed.is_err() { return },
-                    _ = gone.changed() => return,
-                }
-                let now = listing.tools(agent.view());
-                if now != listed {
-                    listed = now;
-                    if peer.notify_tool_list_changed().await.is_err() {
-                        return;
+        tokio::spawn(changes::follow(
+            To::Session(context.peer),
+            Arc::clone(agent),
+            Arc::clone(&self.listing),
+            self.engine.registry().clone(),
+            self.subscribed.clone(),
+            async move {
+                let _ = gone.changed().await;
+            },
+        ));
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.subscribed.has_uri(&request.uri) {
+            return Ok(());
+        }
+        let seen = self.seen()?;
+        let registry = self.engine.registry();
+        let server = registry
+            .subscribe(&|s| seen.contains(s), &request.uri)
+            .await
+            .map_err(|e| passed_error(&e))?;
+        if !self.subscribed.add(server.clone(), request.uri.clone()) {
+            // The same subscription, asked twice at once: one is enough.
+            registry.unsubscribe(&server, &request.uri).await;
+        }
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let registry = self.engine.registry();
+        for (server, uri) in self.subscribed.take_uri(&request.uri) {
+            registry.unsubscribe(&server, &uri).await;
+        }
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // rmcp keeps what the capabilities offer; a resource no server can tell of is found
+        // out on the stream, and left out of it.
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let agent = Arc::clone(self.engine.agent(&self.agent).map_err(|e| internal(&e))?);
+        let seen = self.seen()?;
+        let registry = self.engine.registry();
+        let accepted = context.accepted().clone();
+        let subscribed = Subscribed::default();
+        for uri in accepted.resource_subscriptions.iter().flatten() {
+            match registry.subscribe(&|s| seen.contains(s), uri).await {
+                Ok(server) => {
+                    if !subscribed.add(server.clone(), uri.clone()) {
+                        registry.unsubscribe(&server, uri).await;
                     }
                 }
+                Err(e) => {
+                    tracing::info!(agent = %self.agent, "a listen stream left out {uri}: {e}");
+                }
             }
-        });
+        }
+        changes::follow(
+            To::Stream(context.sink().clone(), accepted),
+            agent,
+            Arc::clone(&self.listing),
+            registry.clone(),
+            subscribed.clone(),
+            context.cancelled(),
+        )
+        .await;
+        for (server, uri) in subscribed.take_all() {
+            registry.unsubscribe(&server, &uri).await;
+        }
+        Ok(())
     }
 
     async fn list_prompts(
@@ -555,7 +629,7 @@ pub struct Listing {
 type Converted = (Arc<View>, Arc<Vec<Tool>>);
 
 impl Listing {
-    fn tools(&self, view: Arc<View>) -> Arc<Vec<Tool>> {
+    pub(crate) fn tools(&self, view: Arc<View>) -> Arc<Vec<Tool>> {
         let mut cached = self
             .cached
             .lock()
@@ -575,7 +649,7 @@ impl Listing {
 /// An upstream's prompt or resource trouble, as the client's error.
 fn passed_error(error: &purko_mcp::PassError) -> ErrorData {
     match error {
-        purko_mcp::PassError::UnknownPrompt(_) => {
+        purko_mcp::PassError::UnknownPrompt(_) | purko_mcp::PassError::NotSubscribable { .. } => {
             ErrorData::invalid_params(error.to_string(), None)
         }
         purko_mcp::PassError::UnknownResource { .. } => {

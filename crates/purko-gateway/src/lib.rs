@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod changes;
 mod drafting;
 mod elicit;
 mod error;

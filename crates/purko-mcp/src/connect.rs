@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation,
-    ProtocolVersion, ServerResult,
+    ProtocolVersion, ResourceUpdatedNotificationParam, ServerResult,
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -19,8 +19,9 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, broadcast};
 
+use crate::passthrough::ServerEvent;
 use crate::post::{Direct, Recorder};
 use crate::registry::lock;
 use crate::spec::{ServerSpec, Transport};
@@ -38,11 +39,43 @@ const MAX_PAGES: usize = 1000;
 #[derive(Debug)]
 pub(crate) struct Handler {
     relist: Arc<Notify>,
+    server: String,
+    events: broadcast::Sender<ServerEvent>,
+}
+
+impl Handler {
+    fn tell(&self, event: ServerEvent) {
+        // Nobody listening is fine: no gateway client asked.
+        let _ = self.events.send(event);
+    }
 }
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.relist.notify_one();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.tell(ServerEvent::ResourceUpdated {
+            server: self.server.clone(),
+            uri: params.uri,
+        });
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tell(ServerEvent::ResourcesChanged {
+            server: self.server.clone(),
+        });
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tell(ServerEvent::PromptsChanged {
+            server: self.server.clone(),
+        });
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -74,10 +107,19 @@ impl StderrTail {
 }
 
 /// Opens a session, bounded by `startup_timeout`.
-pub(crate) async fn open(spec: &ServerSpec, relist: Arc<Notify>) -> Result<Opened, String> {
+pub(crate) async fn open(
+    spec: &ServerSpec,
+    relist: Arc<Notify>,
+    events: broadcast::Sender<ServerEvent>,
+) -> Result<Opened, String> {
     let phase = Arc::new(Mutex::new("start"));
     let stderr = StderrTail::default();
-    let attempt = open_unbounded(spec, relist, &phase, &stderr);
+    let handler = Handler {
+        relist: Arc::clone(&relist),
+        server: spec.name.clone(),
+        events,
+    };
+    let attempt = open_unbounded(spec, handler, relist, &phase, &stderr);
     let result = match tokio::time::timeout(spec.startup_timeout, attempt).await {
         Ok(result) => result,
         Err(_) => Err(format!(
@@ -97,13 +139,11 @@ pub(crate) async fn open(spec: &ServerSpec, relist: Arc<Notify>) -> Result<Opene
 
 async fn open_unbounded(
     spec: &ServerSpec,
+    handler: Handler,
     relist: Arc<Notify>,
     phase: &Mutex<&'static str>,
     stderr: &StderrTail,
 ) -> Result<Opened, String> {
-    let handler = Handler {
-        relist: Arc::clone(&relist),
-    };
     *lock(phase) = "initialize";
     let (running, pid, recorder) = match &spec.transport {
         Transport::Stdio {

@@ -11,7 +11,7 @@ mod supervisor;
 mod tools;
 
 pub use call::IDEMPOTENCY_META_KEY;
-pub use passthrough::{PassError, Sees};
+pub use passthrough::{PassError, Sees, ServerEvent};
 pub use registry::{Registry, ServerState, ServerStatus};
 pub use spec::{ServerSpec, Transport};
 pub use tools::{McpTool, valid_tool_name};

@@ -6,18 +6,24 @@
 //! keeps its URI, and reading one asks the seen servers in turn until one has it (seed 000's
 //! "try every client"). Every request is bounded by the server's `tool_timeout`; a server that
 //! fails a listing is left out of it (and logged), never failing the others.
+//!
+//! A subscription to a resource goes to the seen server that has it (one that reads it), once
+//! however many gateway clients ask: the registry counts them, unsubscribes upstream when the
+//! last one goes, and subscribes again on a server's new session after a restart. What the
+//! servers announce ([`ServerEvent`]) is broadcast for the gateways to pass on.
 
 use std::collections::HashMap;
 use std::future::Future;
 
 use rmcp::ServiceError;
 use rmcp::model::{
-    ErrorCode, GetPromptRequestParams, GetPromptResult, JsonObject, Prompt,
+    ErrorCode, GetPromptRequestParams, GetPromptResult, JsonObject, Prompt, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 
 use crate::connect::describe;
-use crate::registry::{Registry, Session, lock};
+use crate::registry::{Inner, Registry, Session, lock};
 use crate::spec::ServerSpec;
 
 /// Why a prompt or a resource could not be had.
@@ -29,6 +35,30 @@ pub enum PassError {
     UnknownResource { uri: String, last: Option<String> },
     #[error("MCP server '{server}' failed: {message}")]
     Upstream { server: String, message: String },
+    #[error("no MCP server this agent sees can tell of changes to '{uri}'{}", last.as_ref().map(|l| format!(" (last answer: {l})")).unwrap_or_default())]
+    NotSubscribable { uri: String, last: Option<String> },
+}
+
+/// A change an MCP server announced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerEvent {
+    /// A subscribed resource changed (`notifications/resources/updated`).
+    ResourceUpdated { server: String, uri: String },
+    /// `notifications/resources/list_changed`.
+    ResourcesChanged { server: String },
+    /// `notifications/prompts/list_changed`.
+    PromptsChanged { server: String },
+}
+
+impl ServerEvent {
+    /// The server that announced it.
+    pub fn server(&self) -> &str {
+        match self {
+            Self::ResourceUpdated { server, .. }
+            | Self::ResourcesChanged { server }
+            | Self::PromptsChanged { server } => server,
+        }
+    }
 }
 
 /// Which servers a caller sees, by name.
@@ -124,6 +154,71 @@ impl Registry {
         })
     }
 
+    /// Subscribes to the resource at `uri` on the seen server that has it and can tell of its
+    /// changes, and returns that server's name; [`ServerEvent::ResourceUpdated`] then comes
+    /// for it. Each call needs its own [`Registry::unsubscribe`].
+    pub async fn subscribe(&self, sees: Sees<'_>, uri: &str) -> Result<String, PassError> {
+        let mut subscribed = self.inner.subscribed.lock().await;
+        let mut last = None;
+        for (spec, session) in self.sessions(sees, has_subscriptions) {
+            if !legacy(&session) {
+                continue;
+            }
+            let key = (spec.name.clone(), uri.to_owned());
+            if let Some(count) = subscribed.get_mut(&key) {
+                *count += 1;
+                return Ok(key.0);
+            }
+            // The server that has the resource is the one that reads it.
+            let read = ReadResourceRequestParams::new(uri);
+            if let Err(e) = bounded(&spec, session.peer.read_resource(read)).await {
+                last = Some(e.to_string());
+                continue;
+            }
+            let params = SubscribeRequestParams::new(uri);
+            #[expect(deprecated, reason = "servers before 2026-07-28 subscribe this way")]
+            let subscribing = session.peer.subscribe(params);
+            match bounded(&spec, subscribing).await {
+                Ok(()) => {
+                    subscribed.insert(key, 1);
+                    return Ok(spec.name);
+                }
+                Err(e) => last = Some(e.to_string()),
+            }
+        }
+        Err(PassError::NotSubscribable {
+            uri: uri.to_owned(),
+            last,
+        })
+    }
+
+    /// Takes back one [`Registry::subscribe`] of `uri` on `server`; the last one unsubscribes
+    /// on the server.
+    pub async fn unsubscribe(&self, server: &str, uri: &str) {
+        let mut subscribed = self.inner.subscribed.lock().await;
+        let key = (server.to_owned(), uri.to_owned());
+        let Some(count) = subscribed.get_mut(&key) else {
+            return;
+        };
+        *count -= 1;
+        if *count > 0 {
+            return;
+        }
+        subscribed.remove(&key);
+        let Some(slot) = self.inner.slots.iter().find(|s| s.spec.name == server) else {
+            return;
+        };
+        let Some(session) = lock(&slot.live).session.clone() else {
+            return;
+        };
+        let params = UnsubscribeRequestParams::new(uri);
+        #[expect(deprecated, reason = "servers before 2026-07-28 unsubscribe this way")]
+        let unsubscribing = session.peer.unsubscribe(params);
+        if let Err(e) = bounded(&slot.spec, unsubscribing).await {
+            tracing::warn!(server, uri, "cannot unsubscribe: {e}");
+        }
+    }
+
     /// The ready sessions of the seen servers whose capabilities pass `offers`.
     fn sessions(
         &self,
@@ -189,6 +284,44 @@ fn has_prompts(capabilities: &ServerCapabilities) -> bool {
 
 fn has_resources(capabilities: &ServerCapabilities) -> bool {
     capabilities.resources.is_some()
+}
+
+/// Whether the session speaks a revision before 2026-07-28, where a client subscribes with
+/// `resources/subscribe` (from it on, with a `subscriptions/listen` stream, not done here).
+fn legacy(session: &Session) -> bool {
+    session
+        .peer
+        .peer_info()
+        .is_some_and(|info| info.protocol_version < ProtocolVersion::V_2026_07_28)
+}
+
+fn has_subscriptions(capabilities: &ServerCapabilities) -> bool {
+    capabilities
+        .resources
+        .as_ref()
+        .is_some_and(|r| r.subscribe == Some(true))
+}
+
+/// The URIs subscribed on `server`.
+pub(crate) async fn subscribed_on(inner: &Inner, server: &str) -> Vec<String> {
+    let subscribed = inner.subscribed.lock().await;
+    subscribed
+        .keys()
+        .filter(|(on, _)| on == server)
+        .map(|(_, uri)| uri.clone())
+        .collect()
+}
+
+/// Subscribes again on a server's new session to what was subscribed on its last one.
+pub(crate) async fn resubscribe(spec: ServerSpec, session: Session, uris: Vec<String>) {
+    for uri in uris {
+        let params = SubscribeRequestParams::new(uri.as_str());
+        #[expect(deprecated, reason = "servers before 2026-07-28 subscribe this way")]
+        let subscribing = session.peer.subscribe(params);
+        if let Err(e) = bounded(&spec, subscribing).await {
+            tracing::warn!(server = spec.name, uri, "cannot subscribe again: {e}");
+        }
+    }
 }
 
 fn unavailable(spec: &ServerSpec) -> PassError {

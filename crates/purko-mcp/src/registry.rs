@@ -13,10 +13,11 @@ use rmcp::Peer;
 use rmcp::RoleClient;
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, broadcast, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::passthrough::ServerEvent;
 use crate::post::Direct;
 use crate::spec::ServerSpec;
 use crate::tools::{self, McpTool};
@@ -26,6 +27,9 @@ use crate::tools::{self, McpTool};
 pub struct Registry {
     pub(crate) inner: Arc<Inner>,
 }
+
+/// How many announced changes wait for a slow gateway before it misses the oldest.
+const EVENTS: usize = 256;
 
 /// Where a server is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -68,6 +72,11 @@ pub(crate) struct Inner {
     changes: watch::Sender<u64>,
     pub stop: watch::Sender<bool>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Changes the servers announced, for gateways to pass on.
+    pub events: broadcast::Sender<ServerEvent>,
+    /// Resources subscribed on each server, by server and URI, with how many gateway clients
+    /// asked; held across the upstream request so one subscription is sent once.
+    pub subscribed: tokio::sync::Mutex<HashMap<(String, String), usize>>,
 }
 
 #[derive(Debug, Default)]
@@ -147,6 +156,8 @@ impl Registry {
             changes: watch::channel(0).0,
             stop: watch::channel(false).0,
             tasks: Mutex::new(Vec::new()),
+            events: broadcast::channel(EVENTS).0,
+            subscribed: tokio::sync::Mutex::default(),
         });
         let tasks = (0..inner.slots.len())
             .map(|index| tokio::spawn(crate::supervisor::supervise(inner.clone(), index)))
@@ -202,6 +213,12 @@ impl Registry {
     /// Bumped whenever a server's tools or state change.
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.inner.changes.subscribe()
+    }
+
+    /// Changes the servers announce from now on: resources updated (those subscribed through
+    /// [`Registry::subscribe`]), resource and prompt lists changed.
+    pub fn events(&self) -> broadcast::Receiver<ServerEvent> {
+        self.inner.events.subscribe()
     }
 
     /// Lists every ready server's tools again now.

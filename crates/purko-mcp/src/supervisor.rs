@@ -49,7 +49,7 @@ pub(crate) async fn supervise(inner: Arc<Inner>, index: usize) {
             return;
         }
         let opened = tokio::select! {
-            opened = connect::open(&slot.spec, slot.relist.clone()) => opened,
+            opened = connect::open(&slot.spec, slot.relist.clone(), inner.events.clone()) => opened,
             _ = stop.changed() => return,
         };
         let (state, why) = match opened {
@@ -129,6 +129,12 @@ async fn keep(
     }
     inner.changed();
     tracing::info!(server = slot.spec.name, "ready");
+    // What gateway clients subscribed to on the last session, asked again on this one.
+    tokio::spawn(crate::passthrough::resubscribe(
+        slot.spec.clone(),
+        session.clone(),
+        crate::passthrough::subscribed_on(inner, &slot.spec.name).await,
+    ));
 
     let cancel = running.cancellation_token();
     let waiting = running.waiting();

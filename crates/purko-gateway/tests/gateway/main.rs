@@ -13,5 +13,6 @@ mod drafting;
 mod http;
 mod inproc;
 mod notify;
+mod subscriptions;
 mod support;
 mod upstreams;
