@@ -73,6 +73,19 @@ pub(crate) fn release(registry: &Registry, subscriptions: Vec<(String, String)>)
     });
 }
 
+/// Gives its subscriptions back to the registry when dropped, however the stream that held
+/// them ended.
+pub(crate) struct Releasing {
+    pub registry: Registry,
+    pub subscribed: Subscribed,
+}
+
+impl Drop for Releasing {
+    fn drop(&mut self) {
+        release(&self.registry, self.subscribed.take_all());
+    }
+}
+
 /// Where the changes go.
 pub(crate) enum To {
     /// The session of a client before 2026-07-28: everything it may see.

@@ -526,6 +526,10 @@ impl ServerHandler for Gateway {
         let registry = self.engine.registry();
         let accepted = context.accepted().clone();
         let subscribed = Subscribed::default();
+        let _releasing = changes::Releasing {
+            registry: registry.clone(),
+            subscribed: subscribed.clone(),
+        };
         for uri in accepted.resource_subscriptions.iter().flatten() {
             match registry.subscribe(&|s| seen.contains(s), uri).await {
                 Ok(server) => {
@@ -547,9 +551,6 @@ impl ServerHandler for Gateway {
             context.cancelled(),
         )
         .await;
-        for (server, uri) in subscribed.take_all() {
-            registry.unsubscribe(&server, &uri).await;
-        }
         Ok(())
     }
 
