@@ -158,14 +158,14 @@ impl Registry {
     /// changes, and returns that server's name; [`ServerEvent::ResourceUpdated`] then comes
     /// for it. Each call needs its own [`Registry::unsubscribe`].
     pub async fn subscribe(&self, sees: Sees<'_>, uri: &str) -> Result<String, PassError> {
-        let mut subscribed = self.inner.subscribed.lock().await;
+        let _one_at_a_time = self.inner.subscribing.lock().await;
         let mut last = None;
         for (spec, session) in self.sessions(sees, has_subscriptions) {
             if !legacy(&session) {
                 continue;
             }
             let key = (spec.name.clone(), uri.to_owned());
-            if let Some(count) = subscribed.get_mut(&key) {
+            if let Some(count) = lock(&self.inner.subscribed).get_mut(&key) {
                 *count += 1;
                 return Ok(key.0);
             }
@@ -180,7 +180,7 @@ impl Registry {
             let subscribing = session.peer.subscribe(params);
             match bounded(&spec, subscribing).await {
                 Ok(()) => {
-                    subscribed.insert(key, 1);
+                    lock(&self.inner.subscribed).insert(key, 1);
                     return Ok(spec.name);
                 }
                 Err(e) => last = Some(e.to_string()),
@@ -195,16 +195,19 @@ impl Registry {
     /// Takes back one [`Registry::subscribe`] of `uri` on `server`; the last one unsubscribes
     /// on the server.
     pub async fn unsubscribe(&self, server: &str, uri: &str) {
-        let mut subscribed = self.inner.subscribed.lock().await;
+        let _one_at_a_time = self.inner.subscribing.lock().await;
         let key = (server.to_owned(), uri.to_owned());
-        let Some(count) = subscribed.get_mut(&key) else {
-            return;
-        };
-        *count -= 1;
-        if *count > 0 {
-            return;
+        {
+            let mut subscribed = lock(&self.inner.subscribed);
+            let Some(count) = subscribed.get_mut(&key) else {
+                return;
+            };
+            *count -= 1;
+            if *count > 0 {
+                return;
+            }
+            subscribed.remove(&key);
         }
-        subscribed.remove(&key);
         let Some(slot) = self.inner.slots.iter().find(|s| s.spec.name == server) else {
             return;
         };
@@ -303,9 +306,8 @@ fn has_subscriptions(capabilities: &ServerCapabilities) -> bool {
 }
 
 /// The URIs subscribed on `server`.
-pub(crate) async fn subscribed_on(inner: &Inner, server: &str) -> Vec<String> {
-    let subscribed = inner.subscribed.lock().await;
-    subscribed
+pub(crate) fn subscribed_on(inner: &Inner, server: &str) -> Vec<String> {
+    lock(&inner.subscribed)
         .keys()
         .filter(|(on, _)| on == server)
         .map(|(_, uri)| uri.clone())

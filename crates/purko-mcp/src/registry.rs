@@ -59,6 +59,8 @@ pub struct ServerStatus {
     /// The protocol revision the session negotiated.
     pub protocol_version: Option<String>,
     pub tool_count: usize,
+    /// Resources subscribed on the server for gateway clients (each once, however many ask).
+    pub subscriptions: usize,
     /// The child process of a stdio server while it runs.
     pub pid: Option<u32>,
     /// Seconds until the next attempt, while one is scheduled.
@@ -75,8 +77,10 @@ pub(crate) struct Inner {
     /// Changes the servers announced, for gateways to pass on.
     pub events: broadcast::Sender<ServerEvent>,
     /// Resources subscribed on each server, by server and URI, with how many gateway clients
-    /// asked; held across the upstream request so one subscription is sent once.
-    pub subscribed: tokio::sync::Mutex<HashMap<(String, String), usize>>,
+    /// asked.
+    pub subscribed: Mutex<HashMap<(String, String), usize>>,
+    /// Held across a subscription's upstream request, so one subscription is sent once.
+    pub subscribing: tokio::sync::Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -157,7 +161,8 @@ impl Registry {
             stop: watch::channel(false).0,
             tasks: Mutex::new(Vec::new()),
             events: broadcast::channel(EVENTS).0,
-            subscribed: tokio::sync::Mutex::default(),
+            subscribed: Mutex::default(),
+            subscribing: tokio::sync::Mutex::default(),
         });
         let tasks = (0..inner.slots.len())
             .map(|index| tokio::spawn(crate::supervisor::supervise(inner.clone(), index)))
@@ -190,10 +195,15 @@ impl Registry {
     /// Every server's status, in registration order.
     pub fn servers(&self) -> Vec<ServerStatus> {
         let now = Instant::now();
+        let subscribed = lock(&self.inner.subscribed).clone();
         self.inner
             .slots
             .iter()
             .map(|slot| {
+                let subscriptions = subscribed
+                    .keys()
+                    .filter(|(server, _)| *server == slot.spec.name)
+                    .count();
                 let live = lock(&slot.live);
                 ServerStatus {
                     name: slot.spec.name.clone(),
@@ -203,6 +213,7 @@ impl Registry {
                     restarts: live.restarts,
                     protocol_version: live.protocol_version.clone(),
                     tool_count: live.tools.len(),
+                    subscriptions,
                     pid: live.pid,
                     retry_in_seconds: live.next_attempt.map(|at| seconds_until(at, now)),
                 }

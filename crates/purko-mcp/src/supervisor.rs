@@ -133,7 +133,7 @@ async fn keep(
     tokio::spawn(crate::passthrough::resubscribe(
         slot.spec.clone(),
         session.clone(),
-        crate::passthrough::subscribed_on(inner, &slot.spec.name).await,
+        crate::passthrough::subscribed_on(inner, &slot.spec.name),
     ));
 
     let cancel = running.cancellation_token();

@@ -120,6 +120,8 @@ async fn clients_before_2026_hear_of_a_resource_they_subscribed_to() {
     };
     let (client, mut hear) = connect().await;
     let (other, mut other_hears) = connect().await;
+    let subscriptions = || upstream.engine.registry().servers()[0].subscriptions;
+    assert_eq!(subscriptions(), 1, "two clients, one subscription upstream");
     upstream.start_updates().await;
     for hear in [&mut hear, &mut other_hears] {
         let uri = tokio::time::timeout(PATIENCE, hear.recv())
@@ -146,6 +148,7 @@ async fn clients_before_2026_hear_of_a_resource_they_subscribed_to() {
         "a client that unsubscribed is not told"
     );
     let _ = other.cancel().await;
+    assert_eq!(subscriptions(), 1);
 
     // A resource no server has cannot be subscribed to.
     let refused = client
@@ -159,7 +162,15 @@ async fn clients_before_2026_hear_of_a_resource_they_subscribed_to() {
         ),
         "{refused}"
     );
+    // The last subscriber's session ends without unsubscribing: its subscription goes too.
     let _ = client.cancel().await;
+    tokio::time::timeout(PATIENCE, async {
+        while subscriptions() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the subscription was given back");
 }
 
 #[tokio::test]
