@@ -1,7 +1,9 @@
-//! Resource subscriptions through the gateway to the npm `server-everything`, which tells its
-//! subscribers of changes once its `toggle-subscriber-updates` tool is called: a client before
-//! 2026-07-28 subscribes with `resources/subscribe` and hears on its session; a 2026-07-28
-//! client opens a `subscriptions/listen` stream.
+//! Changes upstreams announce, through the gateway. Resource subscriptions to the npm
+//! `server-everything`, which tells its subscribers of changes once its
+//! `toggle-subscriber-updates` tool is called: a client before 2026-07-28 subscribes with
+//! `resources/subscribe` and hears on its session; a 2026-07-28 client opens a
+//! `subscriptions/listen` stream. List changes from the scripted server of purko-mcp's tests,
+//! which announces them on demand, to a client whose agent sees it and one whose agent does not.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -263,4 +265,83 @@ async fn a_subscription_is_asked_again_of_a_restarted_server() {
         .unwrap();
     assert_eq!(uri, TEXT);
     let _ = client.cancel().await;
+}
+
+#[tokio::test]
+async fn list_changes_reach_the_clients_whose_agent_sees_the_server() {
+    let dir = crate::support::temp_dir("list-changes");
+    let path = dir.join("manifests.yaml");
+    let scripted = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../purko-mcp/tests/mcp/fixtures/scripted.mjs");
+    std::fs::write(
+        &path,
+        format!(
+            r"apiVersion: purko.io/v1alpha1
+kind: MCPServer
+metadata: {{name: scripted, namespace: test}}
+spec: {{transport: stdio, command: node, args: ['{}', '{}']}}
+---
+apiVersion: purko.io/v1alpha1
+kind: MCPServer
+metadata: {{name: everything, namespace: test}}
+spec: {{transport: stdio, command: node, args: ['{}', stdio]}}
+---
+apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: all, namespace: test}}
+spec: {{autonomyLevel: supervised}}
+---
+apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: echoer, namespace: test}}
+spec:
+  autonomyLevel: supervised
+  tools:
+    - {{name: echo, type: mcp}}
+",
+            scripted.canonicalize().unwrap().display(),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../peers/node_modules/@modelcontextprotocol/sdk")
+                .canonicalize()
+                .expect("the SDK is installed: run npm ci --prefix peers")
+                .display(),
+            crate::support::peer("server-everything").display(),
+        ),
+    )
+    .unwrap();
+    let engine = crate::support::engine(path, &dir.join("state")).await;
+    let listen = |agent: &str| {
+        let (heard, hear) = mpsc::unbounded_channel();
+        let gateway = Gateway::new(Arc::clone(&engine), agent).unwrap();
+        (gateway, crate::support::Listener { heard }, hear)
+    };
+    let (gateway, listener, mut hear) = listen("test/all");
+    let all = crate::support::connect(gateway, listener).await;
+    let (gateway, listener, mut elsewhere) = listen("test/echoer");
+    let echoer = crate::support::connect(gateway, listener).await;
+    // `initialized` reaches the gateway after the handshake: a round trip makes sure of it.
+    all.peer().list_tools(None).await.unwrap();
+    echoer.peer().list_tools(None).await.unwrap();
+
+    let announced = engine
+        .registry()
+        .call("announce", Map::<String, Value>::new(), None)
+        .await;
+    assert!(announced.is_success(), "{announced:#?}");
+    let mut said = Vec::new();
+    for _ in 0..2 {
+        let heard = tokio::time::timeout(PATIENCE, hear.recv())
+            .await
+            .expect("a list change was not heard")
+            .unwrap();
+        said.push(heard);
+    }
+    said.sort();
+    assert_eq!(said, ["prompts/list_changed", "resources/list_changed"]);
+    // The other agent sees only the everything server: it is not told of the scripted one's.
+    echoer.peer().list_tools(None).await.unwrap();
+    assert!(elsewhere.try_recv().is_err(), "{:?}", elsewhere.try_recv());
+    let _ = all.cancel().await;
+    let _ = echoer.cancel().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }

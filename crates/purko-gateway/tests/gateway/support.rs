@@ -106,6 +106,14 @@ impl ClientHandler for Listener {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.heard.send("tools/list_changed".into());
     }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.heard.send("resources/list_changed".into());
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.heard.send("prompts/list_changed".into());
+    }
 }
 
 /// The first approval waiting for `agent`, if any.

@@ -29,7 +29,7 @@ async fn pages_are_followed_and_bad_tools_dropped_with_warnings() {
     over_both(|spec| async {
         let registry = started(vec![spec]).await;
         let status = assert_ready(&registry, "scripted");
-        // Twelve tools over four pages; three are outside the rules.
+        // Thirteen tools over five pages; three are outside the rules.
         assert_eq!(exposed(&registry), TOOLS);
         assert_eq!(status.warnings.len(), 3, "{:#?}", status.warnings);
         assert!(
@@ -43,7 +43,7 @@ async fn pages_are_followed_and_bad_tools_dropped_with_warnings() {
 }
 
 /// The scripted server's tools within MCP's rules, in its order.
-const TOOLS: [&str; 9] = [
+const TOOLS: [&str; 10] = [
     "echo_meta",
     "add_tool",
     "hang",
@@ -53,6 +53,7 @@ const TOOLS: [&str; 9] = [
     "forget_session",
     "garbage_answer",
     "drop_connection",
+    "announce",
 ];
 
 #[tokio::test]
