@@ -32,13 +32,19 @@ struct Upstream {
 }
 
 impl Upstream {
-    async fn start() -> Self {
+    /// An engine for `manifests` in a folder of its own.
+    async fn with(manifests: &str) -> Self {
         let dir = crate::support::temp_dir("subscriptions");
         let path = dir.join("manifests.yaml");
-        std::fs::write(
-            &path,
-            format!(
-                r"apiVersion: purko.io/v1alpha1
+        std::fs::write(&path, manifests).unwrap();
+        let engine = crate::support::engine(path, &dir.join("state")).await;
+        Self { dir, engine }
+    }
+
+    /// The npm `server-everything` seen by the agent `test/all`.
+    async fn start() -> Self {
+        Self::with(&format!(
+            r"apiVersion: purko.io/v1alpha1
 kind: MCPServer
 metadata: {{name: everything, namespace: test}}
 spec: {{transport: stdio, command: node, args: ['{}', stdio]}}
@@ -48,12 +54,9 @@ kind: Agent
 metadata: {{name: all, namespace: test}}
 spec: {{autonomyLevel: supervised}}
 ",
-                crate::support::peer("server-everything").display(),
-            ),
-        )
-        .unwrap();
-        let engine = crate::support::engine(path, &dir.join("state")).await;
-        Self { dir, engine }
+            crate::support::peer("server-everything").display(),
+        ))
+        .await
     }
 
     /// The server starts telling its subscribers of changes (the server's own doing: the
@@ -269,14 +272,12 @@ async fn a_subscription_is_asked_again_of_a_restarted_server() {
 
 #[tokio::test]
 async fn list_changes_reach_the_clients_whose_agent_sees_the_server() {
-    let dir = crate::support::temp_dir("list-changes");
-    let path = dir.join("manifests.yaml");
     let scripted = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../purko-mcp/tests/mcp/fixtures/scripted.mjs");
-    std::fs::write(
-        &path,
-        format!(
-            r"apiVersion: purko.io/v1alpha1
+    let sdk = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../peers/node_modules/@modelcontextprotocol/sdk");
+    let upstream = Upstream::with(&format!(
+        r"apiVersion: purko.io/v1alpha1
 kind: MCPServer
 metadata: {{name: scripted, namespace: test}}
 spec: {{transport: stdio, command: node, args: ['{}', '{}']}}
@@ -299,20 +300,17 @@ spec:
   tools:
     - {{name: echo, type: mcp}}
 ",
-            scripted.canonicalize().unwrap().display(),
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../peers/node_modules/@modelcontextprotocol/sdk")
-                .canonicalize()
-                .expect("the SDK is installed: run npm ci --prefix peers")
-                .display(),
-            crate::support::peer("server-everything").display(),
-        ),
-    )
-    .unwrap();
-    let engine = crate::support::engine(path, &dir.join("state")).await;
+        scripted.canonicalize().unwrap().display(),
+        sdk.canonicalize()
+            .expect("the SDK is installed: run npm ci --prefix peers")
+            .display(),
+        crate::support::peer("server-everything").display(),
+    ))
+    .await;
+    let engine = &upstream.engine;
     let listen = |agent: &str| {
         let (heard, hear) = mpsc::unbounded_channel();
-        let gateway = Gateway::new(Arc::clone(&engine), agent).unwrap();
+        let gateway = Gateway::new(Arc::clone(engine), agent).unwrap();
         (gateway, crate::support::Listener { heard }, hear)
     };
     let (gateway, listener, mut hear) = listen("test/all");
@@ -343,5 +341,4 @@ spec:
     assert!(elsewhere.try_recv().is_err(), "{:?}", elsewhere.try_recv());
     let _ = all.cancel().await;
     let _ = echoer.cancel().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
