@@ -495,3 +495,62 @@ setTimeout(() => { console.error('no answer in time'); process.exit(4); }, 30000
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert!(text(&answer).contains("hello from the disk"), "{answer}");
 }
+
+#[test]
+fn the_python_sdk_listens_through_the_gateway_to_a_resource_of_the_everything_server() {
+    let scratch = Scratch::new("gateway-listen");
+    let everything = peers()
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .unwrap()
+        .join("server-everything/dist/index.js");
+    let manifest = scratch.dir.join("listen.yaml");
+    // The operator vouches that the server's simulated updates change nothing of the user's.
+    std::fs::write(
+        &manifest,
+        format!(
+            r"apiVersion: purko.io/v1alpha1
+kind: MCPServer
+metadata: {{name: everything, namespace: test}}
+spec:
+  transport: stdio
+  command: node
+  args: ['{}', stdio]
+  catalogue:
+    toggle-subscriber-updates: {{read_only: true}}
+---
+apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata: {{name: desk, namespace: test}}
+spec:
+  autonomyLevel: supervised
+",
+            everything.display()
+        ),
+    )
+    .unwrap();
+    let text = "demo://resource/dynamic/text/1";
+    let ops = json!([{"op": "listen", "resources": [text], "changes": 1,
+        "then": [{"op": "call", "name": "toggle-subscriber-updates", "arguments": {}}]}]);
+    let mut client = PyClient::start(
+        &stdio(manifest.to_str().unwrap(), "test/desk"),
+        &ops,
+        &scratch.home(),
+        &[],
+    );
+    assert_eq!(client.next("connected")["protocol"], "2026-07-28");
+    let listening = client.next("listening");
+    assert_eq!(
+        listening["honored"]["resourceSubscriptions"],
+        json!([text]),
+        "{listening}"
+    );
+    client.next("calling");
+    let toggled = client.next("result");
+    assert_eq!(toggled["result"]["isError"], false, "{toggled}");
+    let change = client.next("change");
+    assert_eq!(change["kind"], "ResourceUpdated", "{change}");
+    assert_eq!(change["uri"], text, "{change}");
+    client.finish();
+}

@@ -7,7 +7,10 @@ output, flushed, so the test can act (approve a call) while a call is still wait
     client.py stdio '<ops>' <purko> <agent> <manifest>...
     client.py http  '<ops>' <url> <token>
 
-ops: [{"op": "list"}, {"op": "call", "name": ..., "arguments": {...}, "meta": {...}}, ...]
+ops: [{"op": "list"}, {"op": "call", "name": ..., "arguments": {...}, "meta": {...}},
+      {"op": "listen", "resources": [uri, ...], "then": [ops...], "changes": n}, ...]
+      (listen: opens a 2026-07-28 `subscriptions/listen` stream for those resources, runs `then`,
+      and reports the stream's first n changes)
 Environment: PURKO_ELICIT=accept|decline declares the elicitation capability and answers so.
 """
 
@@ -37,6 +40,28 @@ def dump(model):
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+async def run_ops(client, ops):
+    for op in ops:
+        if op["op"] == "list":
+            result = await client.list_tools()
+            say({"event": "list", "tools": [dump(t) for t in result.tools]})
+        elif op["op"] == "call":
+            say({"event": "calling", "name": op["name"]})
+            result = await client.call_tool(op["name"], op.get("arguments", {}), meta=op.get("meta"))
+            say({"event": "result", "name": op["name"], "result": dump(result)})
+        elif op["op"] == "listen":
+            async with client.listen(resource_subscriptions=op["resources"]) as stream:
+                say({"event": "listening", "honored": dump(stream.honored)})
+                await run_ops(client, op.get("then", []))
+                left = op.get("changes", 1)
+                async for change in stream:
+                    say({"event": "change", "kind": type(change).__name__,
+                         "uri": getattr(change, "uri", None)})
+                    left -= 1
+                    if left == 0:
+                        break
+
+
 async def run(server, ops):
     kwargs = {}
     if os.environ.get("PURKO_ELICIT"):
@@ -46,14 +71,7 @@ async def run(server, ops):
         info = client.server_info
         say({"event": "connected", "protocol": client.protocol_version,
              "server": dump(info) if info is not None else None, "instructions": client.instructions})
-        for op in ops:
-            if op["op"] == "list":
-                result = await client.list_tools()
-                say({"event": "list", "tools": [dump(t) for t in result.tools]})
-            elif op["op"] == "call":
-                say({"event": "calling", "name": op["name"]})
-                result = await client.call_tool(op["name"], op.get("arguments", {}), meta=op.get("meta"))
-                say({"event": "result", "name": op["name"], "result": dump(result)})
+        await run_ops(client, ops)
 
 
 def main():
