@@ -13,13 +13,18 @@ use purko_store::SqliteStore;
 use crate::Failure;
 
 /// Logs to standard error; `PURKO_LOG` overrides `default` (a tracing filter such as `warn`).
+///
+/// By default rmcp's transport worker is quiet: it logs every failed connection to an MCP
+/// server as an error with the HTTP client's whole debug dump, on each retry, where Purko's
+/// supervisor already says the same in one sentence with what to check.
 pub fn logging(default: &str, ansi: bool) {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(ansi)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PURKO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
+            tracing_subscriber::EnvFilter::try_from_env("PURKO_LOG").unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new(format!("{default},rmcp::transport::worker=off"))
+            }),
         )
         .init();
 }
