@@ -117,7 +117,7 @@ impl Recorder {
     fn note<T>(&self, result: &Result<T, StreamableHttpError<reqwest::Error>>) {
         *lock(&self.failure) = result.as_ref().err().map(|e| match e {
             StreamableHttpError::Client(e) => transport_failure(e),
-            other => other.to_string(),
+            other => first_words(&other.to_string()),
         });
     }
 
@@ -275,6 +275,16 @@ fn transport_failure(error: &reqwest::Error) -> String {
         "the request failed"
     };
     format!("{what}: {cause}")
+}
+
+/// The start of an error that may carry the server's whole answer (an HTML error page): its
+/// first line up to any markup, within 200 characters.
+fn first_words(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    let line = line
+        .find('<')
+        .map_or(line, |markup| line[..markup].trim_end_matches([':', ' ']));
+    line.chars().take(200).collect()
 }
 
 /// How a call posted directly ended.
@@ -545,5 +555,25 @@ impl Drop for CancelOnDrop {
         let notice = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
             "requestId": self.id, "reason": "the caller stopped waiting" } });
         post_and_forget(&plain, &posting, notice.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_words;
+
+    #[test]
+    fn an_error_page_in_an_answer_is_cut_at_its_markup() {
+        assert_eq!(
+            first_words(
+                "unexpected server response: HTTP 404 Not Found: <!DOCTYPE html>\n<html lang=\"en\">"
+            ),
+            "unexpected server response: HTTP 404 Not Found"
+        );
+        assert_eq!(
+            first_words("Session expired (HTTP 404)"),
+            "Session expired (HTTP 404)"
+        );
+        assert_eq!(first_words(&"x".repeat(500)).len(), 200);
     }
 }

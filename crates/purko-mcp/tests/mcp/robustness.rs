@@ -45,6 +45,36 @@ async fn an_http_server_nobody_listens_at_is_reported_in_plain_words() {
 }
 
 #[tokio::test]
+async fn an_http_server_answering_an_error_page_is_reported_without_the_page() {
+    let port = crate::free_port();
+    let _server = tokio::process::Command::new("node")
+        .arg(crate::peer("server-everything").join("dist/index.js"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node runs");
+    // The server serves /mcp; this URL's path is wrong.
+    let http = Transport::Http {
+        url: format!("http://127.0.0.1:{port}/wrong"),
+        headers: vec![],
+    };
+    let registry = Registry::start(vec![spec("wrong", http)]);
+    wait_for(&registry, "the answer to be reported", |s| {
+        s[0].last_error
+            .as_deref()
+            .is_some_and(|e| !e.contains("Connection refused"))
+    })
+    .await;
+    let error = status(&registry, "wrong").last_error.unwrap();
+    assert!(error.contains("HTTP 404 Not Found"), "{error}");
+    assert!(!error.contains('<') && !error.contains('\n'), "{error}");
+    registry.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_missing_command_fails_clearly_and_others_run() {
     let missing = Transport::Stdio {
         command: "purko-no-such-command".into(),
