@@ -290,7 +290,8 @@ fn has_resources(capabilities: &ServerCapabilities) -> bool {
 }
 
 /// Whether the session speaks a revision before 2026-07-28, where a client subscribes with
-/// `resources/subscribe` (from it on, with a `subscriptions/listen` stream, not done here).
+/// `resources/subscribe`. Sessions opened with `initialize`, as all of Purko's are, always do
+/// (from 2026-07-28 on, a subscription is a `subscriptions/listen` stream).
 fn legacy(session: &Session) -> bool {
     session
         .peer
