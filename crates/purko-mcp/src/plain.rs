@@ -12,18 +12,21 @@
 //! matter, and stays on rmcp's client.
 //!
 //! Invariants: a connection serves one request at a time and goes back to the pool only once
-//! its answer was read to the end; a request a kept connection could not take (the server
-//! closed it while idle) is sent on a new connection, and no request is ever sent twice.
+//! its answer was read to the end (a caller that stops reading early leaves the rest to a task
+//! that reads it within [`DRAIN_WITHIN`], as some servers send a stream's end apart); a request
+//! a kept connection could not take (the server closed it while idle) is sent on a new
+//! connection, and no request is ever sent twice.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, Uri};
 use http_body::{Body, Frame};
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
@@ -34,6 +37,11 @@ use crate::registry::lock;
 /// The most idle connections kept: as many as calls have run at once, up to this. A server
 /// closes the ones it does not want (each is checked before use).
 const MAX_IDLE: usize = 64;
+
+/// How long the rest of an answer its caller stopped reading may take, and how large it may be,
+/// for its connection to be kept.
+const DRAIN_WITHIN: Duration = Duration::from_secs(1);
+const MAX_DRAIN: usize = 64 * 1024;
 
 type Driver = http1::Connection<TokioIo<TcpStream>, Full<Bytes>>;
 
@@ -130,7 +138,10 @@ impl Plain {
 
     /// Sends `request` on a kept connection (or a new one) and returns the answer, whose body
     /// is read through the returned [`Answer`].
-    pub async fn send(&self, request: Request<Full<Bytes>>) -> Result<Answer<'_>, SendError> {
+    pub async fn send(
+        self: &Arc<Self>,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Answer, SendError> {
         let mut request = request;
         loop {
             let (mut conn, kept) = self.connection().await?;
@@ -143,12 +154,13 @@ impl Plain {
                     let (parts, body) = response.into_parts();
                     return Ok(Answer {
                         head: Response::from_parts(parts, ()),
-                        body,
+                        body: Some(body),
                         conn: Some(conn),
                         ended: false,
                         read: 0,
                         max: usize::MAX,
-                        plain: self,
+                        plain: Arc::clone(self),
+                        drain: true,
                     });
                 }
                 Err(mut failed) => match failed.take_message() {
@@ -221,20 +233,24 @@ async fn drive<F: Future>(driver: &mut Pin<Box<Driver>>, work: F) -> Option<F::O
 }
 
 /// An answer whose body is read on its connection; the connection goes back to the pool when
-/// this is dropped after the body ended (what is already received is read first).
+/// this is dropped after the body ended (what is already received is read first, and the rest
+/// by a task of its own).
 #[derive(Debug)]
-pub(crate) struct Answer<'a> {
+pub(crate) struct Answer {
     pub head: Response<()>,
-    body: Incoming,
+    /// Taken only by the task that reads the rest.
+    body: Option<Incoming>,
     conn: Option<Conn>,
     ended: bool,
     /// Bytes of body read so far, and the most read before [`BodyError::TooLarge`].
     read: usize,
     max: usize,
-    plain: &'a Plain,
+    plain: Arc<Plain>,
+    /// Whether a rest still to come is read by a task when this is dropped.
+    drain: bool,
 }
 
-impl Answer<'_> {
+impl Answer {
     /// The same answer, whose body ends in [`BodyError::TooLarge`] past `max` bytes.
     #[must_use]
     pub fn limit(mut self, max: usize) -> Self {
@@ -260,7 +276,7 @@ impl Answer<'_> {
     }
 }
 
-impl Body for Answer<'_> {
+impl Body for Answer {
     type Data = Bytes;
     type Error = BodyError;
 
@@ -269,14 +285,17 @@ impl Body for Answer<'_> {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
         let this = self.get_mut();
-        let mut frame = Pin::new(&mut this.body).poll_frame(cx);
+        let Some(body) = this.body.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let mut frame = Pin::new(&mut *body).poll_frame(cx);
         if frame.is_pending()
             && let Some(conn) = &mut this.conn
         {
             if conn.driver.as_mut().poll(cx).is_ready() {
                 this.conn = None;
             }
-            frame = Pin::new(&mut this.body).poll_frame(cx);
+            frame = Pin::new(body).poll_frame(cx);
         }
         match frame {
             Poll::Ready(None) => {
@@ -304,9 +323,12 @@ impl Body for Answer<'_> {
     }
 }
 
-impl Drop for Answer<'_> {
+impl Drop for Answer {
     fn drop(&mut self) {
-        if self.conn.is_some() && self.read_ready() {
+        if self.conn.is_none() {
+            return;
+        }
+        if self.read_ready() {
             // Let the connection see the end of the answer before it waits in the pool.
             let mut cx = Context::from_waker(Waker::noop());
             if let Some(mut conn) = self.conn.take()
@@ -314,6 +336,31 @@ impl Drop for Answer<'_> {
             {
                 self.plain.keep(conn);
             }
+            return;
         }
+        let (Some(conn), true, Ok(runtime)) = (
+            self.conn.take(),
+            self.drain,
+            tokio::runtime::Handle::try_current(),
+        ) else {
+            return;
+        };
+        let mut rest = Answer {
+            head: Response::new(()),
+            body: self.body.take(),
+            conn: Some(conn),
+            ended: false,
+            read: 0,
+            max: MAX_DRAIN,
+            plain: Arc::clone(&self.plain),
+            drain: false,
+        };
+        runtime.spawn(async move {
+            let _ = tokio::time::timeout(DRAIN_WITHIN, async {
+                while let Some(Ok(_)) = rest.frame().await {}
+            })
+            .await;
+            // Kept by its own drop if it ended.
+        });
     }
 }

@@ -441,7 +441,7 @@ impl Direct {
         &self,
         posting: &Posting,
         id: &str,
-        answer: Answer<'_>,
+        answer: Answer,
     ) -> Result<CallToolResult, Failure> {
         let mut events = SseStream::new(answer);
         while let Some(event) = events.next().await {
@@ -523,7 +523,7 @@ fn post_and_forget(plain: &Arc<Plain>, posting: &Posting, body: String) {
 }
 
 /// The whole body, within `max` bytes.
-async fn read_limited(answer: Answer<'_>, max: usize) -> Result<Bytes, Failure> {
+async fn read_limited(answer: Answer, max: usize) -> Result<Bytes, Failure> {
     match answer.limit(max).collect().await {
         Ok(body) => Ok(body.to_bytes()),
         Err(e) => Err(failure_of(Some(&e))),

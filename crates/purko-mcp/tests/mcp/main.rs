@@ -94,6 +94,16 @@ async fn scripted_http() -> (Transport, tokio::process::Child) {
         .kill_on_drop(true)
         .spawn()
         .expect("node runs");
+    listening(port).await;
+    let transport = Transport::Http {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: vec![],
+    };
+    (transport, server)
+}
+
+/// Waits until something listens on `port`.
+async fn listening(port: u16) {
     tokio::time::timeout(PATIENCE, async {
         while tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
@@ -103,12 +113,7 @@ async fn scripted_http() -> (Transport, tokio::process::Child) {
         }
     })
     .await
-    .expect("the scripted server listens");
-    let transport = Transport::Http {
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        headers: vec![],
-    };
-    (transport, server)
+    .unwrap_or_else(|_| panic!("nothing listens on port {port}"));
 }
 
 fn free_port() -> u16 {

@@ -75,6 +75,43 @@ async fn an_http_server_answering_an_error_page_is_reported_without_the_page() {
 }
 
 #[tokio::test]
+async fn a_python_sdk_server_keeps_its_connection_though_it_ends_each_answer_apart() {
+    let python = crate::workspace().join("target/py-mcp/bin/python");
+    assert!(
+        python.exists(),
+        "the Python MCP SDK is missing: run .ci/run, or: python3 -m venv target/py-mcp && target/py-mcp/bin/pip install mcp==2.3.0"
+    );
+    let port = crate::free_port();
+    let _server = tokio::process::Command::new(python)
+        .arg(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/mcp/fixtures/python_server.py"),
+        )
+        .arg(port.to_string())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python runs");
+    crate::listening(port).await;
+    let http = Transport::Http {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: vec![],
+    };
+    let registry = crate::started(vec![spec("python", http)]).await;
+    for _ in 0..20 {
+        let answer = registry
+            .call("echo", args(json!({"message": "hi"})), None)
+            .await;
+        assert_eq!(text(&answer), "Echo: hi");
+    }
+    // rmcp's own connections (its requests, the server's stream) and Purko's one for calls; a
+    // connection per call would be twenty more.
+    let seen = registry.call("connections", args(json!({})), None).await;
+    let seen: u64 = text(&seen).parse().expect("a count");
+    assert!(seen < 10, "{seen} connections for 21 calls");
+    registry.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_missing_command_fails_clearly_and_others_run() {
     let missing = Transport::Stdio {
         command: "purko-no-such-command".into(),
