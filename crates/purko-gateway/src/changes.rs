@@ -10,7 +10,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use purko_engine::AgentRuntime;
-use purko_mcp::{Registry, ServerEvent};
+use purko_mcp::{PassError, Registry, Sees, ServerEvent};
 use rmcp::RoleServer;
 use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
 use rmcp::service::{Peer, SubscriptionSink};
@@ -27,17 +27,17 @@ impl Subscribed {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn has_uri(&self, uri: &str) -> bool {
+    fn has_uri(&self, uri: &str) -> bool {
         self.lock().iter().any(|(_, u)| u == uri)
     }
 
     /// Adds a subscription; `false` when it was there already.
-    pub fn add(&self, server: String, uri: String) -> bool {
+    fn add(&self, server: String, uri: String) -> bool {
         self.lock().insert((server, uri))
     }
 
     /// Takes out the subscriptions of `uri`.
-    pub fn take_uri(&self, uri: &str) -> Vec<(String, String)> {
+    fn take_uri(&self, uri: &str) -> Vec<(String, String)> {
         let mut set = self.lock();
         let taken: Vec<_> = set.iter().filter(|(_, u)| u == uri).cloned().collect();
         for key in &taken {
@@ -47,7 +47,7 @@ impl Subscribed {
     }
 
     /// Takes out every subscription.
-    pub fn take_all(&self) -> Vec<(String, String)> {
+    fn take_all(&self) -> Vec<(String, String)> {
         self.lock().drain().collect()
     }
 
@@ -56,33 +56,64 @@ impl Subscribed {
     }
 }
 
-/// Gives the subscriptions back to the registry, in a task of their own (a gateway is dropped
-/// where nothing can be awaited).
-pub(crate) fn release(registry: &Registry, subscriptions: Vec<(String, String)>) {
-    if subscriptions.is_empty() {
-        return;
-    }
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let registry = registry.clone();
-    runtime.spawn(async move {
-        for (server, uri) in subscriptions {
-            registry.unsubscribe(&server, &uri).await;
+/// A client's subscriptions (its session's, or one listen stream's): taken from the registry,
+/// and given back when this is dropped (the session closed, the stream ended), if not before.
+#[derive(Debug)]
+pub(crate) struct Subscriptions {
+    registry: Registry,
+    held: Subscribed,
+}
+
+impl Subscriptions {
+    pub fn new(registry: Registry) -> Self {
+        Self {
+            registry,
+            held: Subscribed::default(),
         }
-    });
+    }
+
+    /// What is held, for [`follow`] to pass on.
+    pub fn held(&self) -> Subscribed {
+        self.held.clone()
+    }
+
+    /// Subscribes to `uri` on the seen server that has it, once for this client.
+    pub async fn subscribe(&self, sees: Sees<'_>, uri: &str) -> Result<(), PassError> {
+        if self.held.has_uri(uri) {
+            return Ok(());
+        }
+        let server = self.registry.subscribe(sees, uri).await?;
+        if !self.held.add(server.clone(), uri.to_owned()) {
+            // The same subscription, asked twice at once: one is enough.
+            self.registry.unsubscribe(&server, uri).await;
+        }
+        Ok(())
+    }
+
+    /// Gives back the subscription of `uri`.
+    pub async fn unsubscribe(&self, uri: &str) {
+        for (server, uri) in self.held.take_uri(uri) {
+            self.registry.unsubscribe(&server, &uri).await;
+        }
+    }
 }
 
-/// Gives its subscriptions back to the registry when dropped, however the stream that held
-/// them ended.
-pub(crate) struct Releasing {
-    pub registry: Registry,
-    pub subscribed: Subscribed,
-}
-
-impl Drop for Releasing {
+impl Drop for Subscriptions {
     fn drop(&mut self) {
-        release(&self.registry, self.subscribed.take_all());
+        let held = self.held.take_all();
+        // Given back in a task of its own: nothing can be awaited here.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if held.is_empty() {
+            return;
+        }
+        let registry = self.registry.clone();
+        runtime.spawn(async move {
+            for (server, uri) in held {
+                registry.unsubscribe(&server, &uri).await;
+            }
+        });
     }
 }
 

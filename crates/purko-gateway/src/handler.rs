@@ -26,7 +26,7 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionConte
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::changes::{self, Subscribed, To};
+use crate::changes::{self, Subscriptions, To};
 use crate::elicit::{self, ClientAsker, ProgressTo};
 use crate::error::{Error, Result};
 use crate::listing::mcp_tool;
@@ -62,7 +62,7 @@ pub struct Gateway {
     /// Dropped with the gateway, which ends the task telling its client of list changes.
     alive: tokio::sync::watch::Sender<()>,
     /// The resources this gateway's client subscribed to (before 2026-07-28).
-    subscribed: Subscribed,
+    subscriptions: Subscriptions,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -80,6 +80,7 @@ impl Gateway {
     pub fn new(engine: Arc<Engine>, agent: &str) -> Result<Self> {
         engine.agent(agent)?;
         Ok(Self {
+            subscriptions: Subscriptions::new(engine.registry().clone()),
             engine,
             agent: agent.to_owned(),
             connection: format!("mcp-{}", ulid::Ulid::generate()),
@@ -88,7 +89,6 @@ impl Gateway {
             registered: std::sync::Mutex::new(None),
             listing: Arc::new(Listing::default()),
             alive: tokio::sync::watch::channel(()).0,
-            subscribed: Subscribed::default(),
         })
     }
 
@@ -346,7 +346,6 @@ impl Drop for Gateway {
         if let (Some(sessions), Some(id)) = (&self.sessions, registered) {
             sessions.remove(&id);
         }
-        changes::release(self.engine.registry(), self.subscribed.take_all());
     }
 }
 
@@ -471,7 +470,7 @@ impl ServerHandler for Gateway {
             Arc::clone(agent),
             Arc::clone(&self.listing),
             self.engine.registry().clone(),
-            self.subscribed.clone(),
+            self.subscriptions.held(),
             async move {
                 let _ = gone.changed().await;
             },
@@ -483,20 +482,11 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.subscribed.has_uri(&request.uri) {
-            return Ok(());
-        }
         let seen = self.seen()?;
-        let registry = self.engine.registry();
-        let server = registry
+        self.subscriptions
             .subscribe(&|s| seen.contains(s), &request.uri)
             .await
-            .map_err(|e| passed_error(&e))?;
-        if !self.subscribed.add(server.clone(), request.uri.clone()) {
-            // The same subscription, asked twice at once: one is enough.
-            registry.unsubscribe(&server, &request.uri).await;
-        }
-        Ok(())
+            .map_err(|e| passed_error(&e))
     }
 
     async fn unsubscribe(
@@ -504,10 +494,7 @@ impl ServerHandler for Gateway {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let registry = self.engine.registry();
-        for (server, uri) in self.subscribed.take_uri(&request.uri) {
-            registry.unsubscribe(&server, &uri).await;
-        }
+        self.subscriptions.unsubscribe(&request.uri).await;
         Ok(())
     }
 
@@ -525,21 +512,11 @@ impl ServerHandler for Gateway {
         let seen = self.seen()?;
         let registry = self.engine.registry();
         let accepted = context.accepted().clone();
-        let subscribed = Subscribed::default();
-        let _releasing = changes::Releasing {
-            registry: registry.clone(),
-            subscribed: subscribed.clone(),
-        };
+        // Given back when the stream ends, however it ends.
+        let subscriptions = Subscriptions::new(registry.clone());
         for uri in accepted.resource_subscriptions.iter().flatten() {
-            match registry.subscribe(&|s| seen.contains(s), uri).await {
-                Ok(server) => {
-                    if !subscribed.add(server.clone(), uri.clone()) {
-                        registry.unsubscribe(&server, uri).await;
-                    }
-                }
-                Err(e) => {
-                    tracing::info!(agent = %self.agent, "a listen stream left out {uri}: {e}");
-                }
+            if let Err(e) = subscriptions.subscribe(&|s| seen.contains(s), uri).await {
+                tracing::info!(agent = %self.agent, "a listen stream left out {uri}: {e}");
             }
         }
         changes::follow(
@@ -547,7 +524,7 @@ impl ServerHandler for Gateway {
             agent,
             Arc::clone(&self.listing),
             registry.clone(),
-            subscribed.clone(),
+            subscriptions.held(),
             context.cancelled(),
         )
         .await;

@@ -114,11 +114,16 @@ impl Recorder {
         lock(&self.failure).clone()
     }
 
-    fn note<T>(&self, result: &Result<T, StreamableHttpError<reqwest::Error>>) {
+    /// Keeps why `result` failed, if it did, and hands it back.
+    fn noted<T>(
+        &self,
+        result: Result<T, StreamableHttpError<reqwest::Error>>,
+    ) -> Result<T, StreamableHttpError<reqwest::Error>> {
         *lock(&self.failure) = result.as_ref().err().map(|e| match e {
             StreamableHttpError::Client(e) => transport_failure(e),
             other => first_words(&other.to_string()),
         });
+        result
     }
 
     /// Keeps what a POST on the session carries; `initialize` opens a session and has none.
@@ -174,12 +179,11 @@ impl StreamableHttpClient for Recorder {
             auth_header.as_ref(),
             &custom_headers,
         );
-        let result = self
-            .client
-            .post_message(uri, message, session_id, auth_header, custom_headers)
-            .await;
-        self.note(&result);
-        result
+        self.noted(
+            self.client
+                .post_message(uri, message, session_id, auth_header, custom_headers)
+                .await,
+        )
     }
 
     async fn post_message_with_response_limits(
@@ -198,19 +202,18 @@ impl StreamableHttpClient for Recorder {
             auth_header.as_ref(),
             &custom_headers,
         );
-        let result = self
-            .client
-            .post_message_with_response_limits(
-                uri,
-                message,
-                session_id,
-                auth_header,
-                custom_headers,
-                limits,
-            )
-            .await;
-        self.note(&result);
-        result
+        self.noted(
+            self.client
+                .post_message_with_response_limits(
+                    uri,
+                    message,
+                    session_id,
+                    auth_header,
+                    custom_headers,
+                    limits,
+                )
+                .await,
+        )
     }
 
     async fn delete_session(

@@ -271,29 +271,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// and waking this thread costs more. A job nobody awaits that is already queued counts as a
 /// wake; otherwise the thread sleeps until a job comes (`None`: the queue is closed).
 fn next_wake(rx: &mpsc::Receiver<Wake>, later: &Mutex<LaterJobs>) -> Option<Wake> {
-    let spin_until = Instant::now() + SPIN;
-    loop {
-        match rx.try_recv() {
-            Ok(wake) => return Some(wake),
-            Err(mpsc::TryRecvError::Disconnected) => return None,
-            Err(mpsc::TryRecvError::Empty) if Instant::now() < spin_until => {
-                std::hint::spin_loop();
-            }
-            Err(mpsc::TryRecvError::Empty) => {
-                {
-                    let mut later = lock(later);
-                    if !later.jobs.is_empty() {
-                        return Some(Wake::Later);
-                    }
-                    // From here on a queued job wakes the thread.
-                    later.asleep = true;
-                }
-                let wake = rx.recv().ok();
-                lock(later).asleep = false;
-                return wake;
-            }
-        }
+    match spin(rx) {
+        Some(Next::Wake(wake)) => return Some(wake),
+        Some(_) => return None,
+        None => {}
     }
+    {
+        let mut later = lock(later);
+        if !later.jobs.is_empty() {
+            return Some(Wake::Later);
+        }
+        // From here on a queued job wakes the thread.
+        later.asleep = true;
+    }
+    let wake = rx.recv().ok();
+    lock(later).asleep = false;
+    wake
 }
 
 /// What a thread that stays awake for a window saw.
@@ -307,18 +300,25 @@ enum Next {
 /// The next wake within `window`, polled for a moment first as in [`next_wake`].
 fn next_wake_within(rx: &mpsc::Receiver<Wake>, window: Duration) -> Next {
     let start = Instant::now();
+    if let Some(next) = spin(rx) {
+        return next;
+    }
+    match rx.recv_timeout(window.saturating_sub(start.elapsed())) {
+        Ok(wake) => Next::Wake(wake),
+        Err(mpsc::RecvTimeoutError::Timeout) => Next::Nothing,
+        Err(mpsc::RecvTimeoutError::Disconnected) => Next::Closed,
+    }
+}
+
+/// Polls the queue for [`SPIN`]: a wake or the queue's end, or `None` when nothing came.
+fn spin(rx: &mpsc::Receiver<Wake>) -> Option<Next> {
+    let until = Instant::now() + SPIN;
     loop {
         match rx.try_recv() {
-            Ok(wake) => return Next::Wake(wake),
-            Err(mpsc::TryRecvError::Disconnected) => return Next::Closed,
-            Err(mpsc::TryRecvError::Empty) if start.elapsed() < SPIN => std::hint::spin_loop(),
-            Err(mpsc::TryRecvError::Empty) => {
-                return match rx.recv_timeout(window.saturating_sub(start.elapsed())) {
-                    Ok(wake) => Next::Wake(wake),
-                    Err(mpsc::RecvTimeoutError::Timeout) => Next::Nothing,
-                    Err(mpsc::RecvTimeoutError::Disconnected) => Next::Closed,
-                };
-            }
+            Ok(wake) => return Some(Next::Wake(wake)),
+            Err(mpsc::TryRecvError::Disconnected) => return Some(Next::Closed),
+            Err(mpsc::TryRecvError::Empty) if Instant::now() < until => std::hint::spin_loop(),
+            Err(mpsc::TryRecvError::Empty) => return None,
         }
     }
 }
